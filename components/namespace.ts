@@ -1,0 +1,38 @@
+// The namespace the Triton serving groups run in.
+import * as pulumi from "@pulumi/pulumi";
+import * as k8s from "@pulumi/kubernetes";
+
+export interface ServingNamespaceArgs {
+  /** Namespace name. */
+  readonly name: string;
+  /** Standard labels of the stack. */
+  readonly labels: Record<string, string>;
+}
+
+/** Pure: the Namespace manifest. */
+export function servingNamespace(args: ServingNamespaceArgs): k8s.types.input.core.v1.Namespace {
+  return {
+    metadata: {
+      name: args.name,
+      labels: {
+        ...args.labels,
+        // Pod Security Admission "restricted": a pod that runs as root or keeps
+        // capabilities is refused at admission, not discovered in an audit.
+        "pod-security.kubernetes.io/enforce": "restricted",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+      },
+    },
+  };
+}
+
+export class ServingNamespace extends pulumi.ComponentResource {
+  readonly namespace: k8s.core.v1.Namespace;
+  readonly name: pulumi.Output<string>;
+
+  constructor(name: string, args: ServingNamespaceArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("triton-platform:cluster:ServingNamespace", name, {}, opts);
+    this.namespace = new k8s.core.v1.Namespace(name, servingNamespace(args), { parent: this });
+    this.name = this.namespace.metadata.name;
+    this.registerOutputs({ name: this.name });
+  }
+}

@@ -1,0 +1,27 @@
+// Names and labels every component agrees on: the one place the platform's own
+// conventions live (upstream names live in components/upstream/*).
+import type { StackConfig } from "../config";
+
+export const PART_OF = "triton-platform";
+
+/** Labels on every Kubernetes object the stack creates (policy: k8s-standard-labels). */
+export function standardLabels(cfg: Pick<StackConfig, "environment">): Record<string, string> {
+  return {
+    "app.kubernetes.io/part-of": PART_OF,
+    "app.kubernetes.io/managed-by": "pulumi",
+    "triton-platform/environment": cfg.environment,
+  };
+}
+
+/** Tags on every AWS resource, applied through the AWS provider's defaultTags. */
+export function standardTags(cfg: Pick<StackConfig, "environment" | "stack" | "tags">): Record<string, string> {
+  return {
+    ...cfg.tags,
+    "triton-platform:environment": cfg.environment,
+    "triton-platform:stack": cfg.stack,
+    "managed-by": "pulumi",
+  };
+}
+
+export const STANDARD_LABEL_KEYS = ["app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", "triton-platform/environment"];
+export const STANDARD_TAG_KEYS = ["triton-platform:environment", "triton-platform:stack", "managed-by"];

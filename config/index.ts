@@ -1,0 +1,93 @@
+// Reads every `triton-platform:*` key once, applies defaults once, validates once.
+// Errors name the key, the rule and the value, and are all reported together; nothing is
+// created when the configuration is invalid because index.ts calls this first.
+import type { z } from "zod";
+import { awsRegion, stackConfigSchema, type StackConfig } from "./schema";
+
+export const PROJECT = "triton-platform";
+export type { StackConfig } from "./schema";
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid stack configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Pulumi hands config to the program as strings: scalars verbatim, structured values as
+ * JSON. Parse structured values back; keep scalars as written.
+ */
+function parseRaw(value: string): unknown {
+  const t = value.trim();
+  if (t.startsWith("{") || t.startsWith("[")) {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return value;
+    }
+  }
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (t === "true" || t === "false") return t === "true";
+  return value;
+}
+
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const p of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p];
+  }
+  return cur;
+}
+
+function keyName(path: PropertyKey[]): string {
+  let out = PROJECT + ":";
+  path.forEach((p, i) => {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += (i === 0 ? "" : ".") + String(p);
+  });
+  return out;
+}
+
+function show(v: unknown): string {
+  return v === undefined ? "nothing" : JSON.stringify(v);
+}
+
+function describe(issue: z.core.$ZodIssue, input: unknown): string[] {
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((k) => `${keyName([...issue.path, k])} is not a known key (a typo would silently fall back to a default)`);
+  }
+  return [`${keyName(issue.path)} ${issue.message}, got ${show(valueAt(input, issue.path))}`];
+}
+
+/**
+ * Validate a stack's raw configuration (the map Pulumi gives the program: `ns:key` → string).
+ * Throws ConfigError listing every problem.
+ */
+export function loadConfig(raw: Record<string, string>, stack: string): StackConfig {
+  const problems: string[] = [];
+  const input: Record<string, unknown> = {};
+  for (const [fullKey, value] of Object.entries(raw)) {
+    if (!fullKey.startsWith(PROJECT + ":")) continue;
+    input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
+  }
+  const region = raw["aws:region"];
+  const regionCheck = awsRegion.safeParse(region);
+  if (!regionCheck.success) problems.push(`aws:region ${regionCheck.error.issues[0].message}, got ${show(region)}`);
+
+  const parsed = stackConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(...describe(issue, input));
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  return { ...parsed.data, stack, region: region as string };
+}
+
+/** Read the running program's configuration (under `pulumi up` or the offline planner). */
+export function loadStackConfig(): StackConfig {
+  // Imported lazily so tests of loadConfig need not load the Pulumi SDK.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+  return loadConfig(pulumi.runtime.allConfig(), pulumi.getStack());
+}

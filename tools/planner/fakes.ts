@@ -1,0 +1,88 @@
+// Everything the offline planner makes up, in one table: provider invoke results and the
+// computed outputs a real provider would return. Plausible, deterministic, and obviously
+// fake (account 123456789012), so a plan never reads as a claim about a real account.
+
+export const FAKE_ACCOUNT_ID = "123456789012";
+export const SECRET_PLACEHOLDER = "offline-plan-secret-placeholder";
+/** What a secret value is written as in resources.json, manifests and outputs. */
+export const MASK = "[secret]";
+
+type Invoke = (inputs: Record<string, any>, region: string) => Record<string, any>;
+
+/** Provider functions (invokes) the program calls, answered without a cloud account. */
+export const INVOKES: Record<string, Invoke> = {
+  "aws:eks/getCluster:getCluster": (inputs, region) => {
+    const oidcId = "0123456789ABCDEF0123456789ABCDEF";
+    return {
+      id: inputs.name,
+      name: inputs.name,
+      arn: `arn:aws:eks:${region}:${FAKE_ACCOUNT_ID}:cluster/${inputs.name}`,
+      endpoint: `https://${oidcId}.gr7.${region}.eks.amazonaws.com`,
+      // base64 of a PEM header: never a usable certificate.
+      certificateAuthorities: [{ data: Buffer.from("-----BEGIN CERTIFICATE-----\nOFFLINE-PLAN\n-----END CERTIFICATE-----\n").toString("base64") }],
+      identities: [{ oidcs: [{ issuer: `https://oidc.eks.${region}.amazonaws.com/id/${oidcId}` }] }],
+      version: "1.33",
+      platformVersion: "eks.9",
+      status: "ACTIVE",
+      region,
+      roleArn: `arn:aws:iam::${FAKE_ACCOUNT_ID}:role/${inputs.name}-cluster`,
+      vpcConfig: {
+        vpcId: "vpc-0fa1e0000000000aa",
+        clusterSecurityGroupId: "sg-0c1a5e0000000000c",
+        securityGroupIds: [],
+        subnetIds: ["subnet-0a00000000000000a", "subnet-0b00000000000000b", "subnet-0c00000000000000c"],
+        endpointPrivateAccess: true,
+        endpointPublicAccess: false,
+        publicAccessCidrs: [],
+      },
+      tags: {},
+    };
+  },
+  "aws:index/getCallerIdentity:getCallerIdentity": () => ({
+    id: FAKE_ACCOUNT_ID,
+    accountId: FAKE_ACCOUNT_ID,
+    arn: `arn:aws:iam::${FAKE_ACCOUNT_ID}:user/offline-plan`,
+    userId: "AIDAOFFLINEPLAN",
+  }),
+  "aws:index/getRegion:getRegion": (_inputs, region) => ({ id: region, name: region, region, endpoint: `ec2.${region}.amazonaws.com` }),
+  "aws:index/getPartition:getPartition": () => ({ id: "aws", partition: "aws", dnsSuffix: "amazonaws.com", reverseDnsPrefix: "com.amazonaws" }),
+};
+
+/** AWS service of a type token, for fake ARNs: "aws:s3/bucket:Bucket" → "s3". */
+function awsService(type: string): string {
+  return type.split(":")[1]?.split("/")[0] ?? "unknown";
+}
+
+/**
+ * Computed outputs a provider would add to a resource's state. Inputs pass through
+ * unchanged; only what the cloud assigns is invented here.
+ */
+export function computedOutputs(type: string, name: string, inputs: Record<string, any>, region: string): Record<string, any> {
+  if (type.startsWith("aws:")) {
+    const service = awsService(type);
+    const global = service === "iam";
+    const out: Record<string, any> = {
+      arn: `arn:aws:${service}:${global ? "" : region}:${FAKE_ACCOUNT_ID}:${type.split(":")[2]?.toLowerCase()}/${name}`,
+    };
+    if (type === "aws:iam/role:Role") out.arn = `arn:aws:iam::${FAKE_ACCOUNT_ID}:role/${inputs.name ?? name}`;
+    if (type === "aws:s3/bucket:Bucket") {
+      const bucket = inputs.bucket ?? `${name}-0000000`;
+      Object.assign(out, { bucket, arn: `arn:aws:s3:::${bucket}`, bucketRegionalDomainName: `${bucket}.s3.${region}.amazonaws.com` });
+    }
+    return out;
+  }
+  if (type.startsWith("kubernetes:") && inputs.metadata && !inputs.metadata.name) {
+    // The Kubernetes provider auto-names objects without metadata.name.
+    return { metadata: { ...inputs.metadata, name: `${name}-0000000` } };
+  }
+  return {};
+}
+
+/** The id a provider would assign. */
+export function fakeId(type: string, name: string, inputs: Record<string, any>): string {
+  if (type.startsWith("kubernetes:") && inputs.metadata?.name) {
+    return inputs.metadata.namespace ? `${inputs.metadata.namespace}/${inputs.metadata.name}` : inputs.metadata.name;
+  }
+  if (type === "aws:s3/bucket:Bucket" && inputs.bucket) return inputs.bucket;
+  return `${name}-id`;
+}

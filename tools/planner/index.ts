@@ -1,0 +1,45 @@
+// The offline planner as a library: plan a stack (record, write, evaluate policies).
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { rules } from "../../policies/rules";
+import { writeManifests } from "./manifests";
+import { checkPolicyConfig, evaluatePolicies, readPolicyConfig } from "./policy";
+import { recordStack, type RecordedResource } from "./record";
+import { stackReport, type StackReport } from "./report";
+import { readProjectName, readStackFile } from "./stackfile";
+
+export { listStacks, readStackFile, UsageError } from "./stackfile";
+export type { RecordedResource } from "./record";
+
+export const ROOT = path.resolve(__dirname, "..", "..");
+export const POLICIES_DIR = path.join(ROOT, "policies");
+
+/** Policies over a resources array with a stack's enforcement levels. */
+export async function checkResources(resources: RecordedResource[], stack: string, policiesDir = POLICIES_DIR) {
+  const cfg = readPolicyConfig(policiesDir, stack);
+  checkPolicyConfig(rules, cfg, `policies/config/${stack}.json`);
+  return evaluatePolicies(rules, resources, cfg);
+}
+
+export interface PlanResult {
+  report: StackReport;
+  resources: RecordedResource[];
+  outputs: Record<string, unknown>;
+}
+
+/** Plan one stack of the project in `root`; write out/<stack>/ when outRoot is given. */
+export async function planStack(stack: string, opts: { root?: string; outRoot?: string } = {}): Promise<PlanResult> {
+  const root = opts.root ?? ROOT;
+  const stackFile = readStackFile(root, stack);
+  const run = await recordStack(root, readProjectName(root), stackFile);
+  const violations = await checkResources(run.resources, stack, path.join(root, "policies"));
+  let outDir: string | undefined;
+  if (opts.outRoot) {
+    outDir = path.join(opts.outRoot, stack);
+    fs.mkdirSync(outDir, { recursive: true });
+    fs.writeFileSync(path.join(outDir, "resources.json"), JSON.stringify(run.resources, null, 2) + "\n");
+    fs.writeFileSync(path.join(outDir, "outputs.json"), JSON.stringify(run.outputs, null, 2) + "\n");
+    writeManifests(path.join(outDir, "manifests"), run.resources);
+  }
+  return { report: stackReport(stack, run.resources, violations, outDir), resources: run.resources, outputs: run.outputs };
+}

@@ -1,0 +1,108 @@
+// Runs the unchanged index.ts under Pulumi's mock runtime and records every resource
+// registration as the engine would receive it: type token, name, parent, provider,
+// dependencies and inputs (secrets masked).
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { getMonitor } from "@pulumi/pulumi/runtime/settings";
+import { runInPulumiStack } from "@pulumi/pulumi/runtime/stack";
+import { deserializeProperties, specialSigKey, specialSecretSig } from "@pulumi/pulumi/runtime/rpc";
+import { INVOKES, MASK, computedOutputs, fakeId } from "./fakes";
+import type { StackFile } from "./stackfile";
+
+// Internal SDK functions the Automation API uses to run several programs in one process:
+// a fresh runtime store per stack, and a wait for outstanding registrations.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { withLocalStorage } = require("@pulumi/pulumi/runtime/state") as { withLocalStorage<T>(cb: () => T): T };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+
+export interface RecordedResource {
+  urn: string;
+  type: string;
+  name: string;
+  custom: boolean;
+  parent: string | null;
+  provider: string | null;
+  dependencies: string[];
+  props: Record<string, any>;
+}
+
+export interface StackRun {
+  stack: string;
+  resources: RecordedResource[];
+  outputs: Record<string, any>;
+}
+
+/** Replace every secret (the signature-wrapped form the mock sees) by MASK. */
+export function maskSecrets(v: any): any {
+  if (Array.isArray(v)) return v.map(maskSecrets);
+  if (v !== null && typeof v === "object") {
+    if (v[specialSigKey] === specialSecretSig) return MASK;
+    const out: Record<string, any> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = maskSecrets(x);
+    return out;
+  }
+  return v;
+}
+
+/** Remove the program's own modules from the require cache so each stack runs it afresh. */
+function forgetProgram(root: string): void {
+  const nm = path.join(root, "node_modules") + path.sep;
+  for (const id of Object.keys(require.cache)) {
+    if (id.startsWith(root + path.sep) && !id.startsWith(nm) && !id.includes(`${path.sep}tools${path.sep}`)) delete require.cache[id];
+  }
+}
+
+/**
+ * Plan one stack: run `root/index.ts` with the stack's config under mocks and return what
+ * was registered. Errors thrown by the program (e.g. ConfigError) propagate unchanged.
+ */
+export function recordStack(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
+  return withLocalStorage(async () => {
+    const region = stackFile.config["aws:region"] ?? "us-east-1";
+    const resources: RecordedResource[] = [];
+
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => {
+          const state = { ...args.inputs, ...computedOutputs(args.type, args.name, args.inputs, region) };
+          return { id: args.custom ? fakeId(args.type, args.name, args.inputs) : undefined, state };
+        },
+        call: (args) => {
+          const answer = INVOKES[args.token];
+          if (!answer) throw new Error(`the offline planner has no fake for invoke ${args.token}: add one to tools/planner/fakes.ts`);
+          return answer(args.inputs, region);
+        },
+      },
+      project,
+      stackFile.stack,
+      false,
+    );
+    pulumi.runtime.setAllConfig(stackFile.config, stackFile.secretKeys);
+
+    // Listen on the mock monitor's registrations to see what MockResourceArgs omits
+    // (parent, dependencies); the mock itself still answers.
+    const monitor = getMonitor() as any;
+    const register = monitor.registerResource.bind(monitor);
+    monitor.registerResource = (req: any, callback: (err: any, resp: any) => void) => {
+      const entry = {
+        type: req.getType() as string,
+        name: req.getName() as string,
+        custom: req.getCustom() as boolean,
+        parent: (req.getParent() as string) || null,
+        provider: (req.getProvider() as string) || null,
+        dependencies: [...new Set<string>(req.getDependenciesList())],
+        props: maskSecrets(deserializeProperties(req.getObject())),
+      };
+      register(req, (err: any, resp: any) => {
+        if (!err && resp) resources.push({ urn: resp.getUrn(), ...entry });
+        callback(err, resp);
+      });
+    };
+
+    forgetProgram(root);
+    const outputs = await runInPulumiStack(async () => require(path.join(root, "index.ts")));
+    await waitForRPCs();
+    return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}) };
+  });
+}

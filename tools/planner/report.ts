@@ -1,0 +1,44 @@
+// What the planner prints: resource counts by type, then each violation.
+import type { RecordedResource } from "./record";
+import type { Violation } from "./policy";
+
+export interface StackReport {
+  stack: string;
+  outDir?: string;
+  resources: number;
+  countsByType: Record<string, number>;
+  violations: Violation[];
+  mandatory: number;
+  advisory: number;
+}
+
+export function countByType(resources: RecordedResource[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of resources) counts[r.type] = (counts[r.type] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function stackReport(stack: string, resources: RecordedResource[], violations: Violation[], outDir?: string): StackReport {
+  return {
+    stack,
+    outDir,
+    resources: resources.length,
+    countsByType: countByType(resources),
+    violations,
+    mandatory: violations.filter((v) => v.level === "mandatory").length,
+    advisory: violations.filter((v) => v.level === "advisory").length,
+  };
+}
+
+export function formatText(r: StackReport): string {
+  const lines = [`stack ${r.stack}: ${r.resources} resources${r.outDir ? ` → ${r.outDir}` : ""}`];
+  for (const [type, n] of Object.entries(r.countsByType)) lines.push(`  ${String(n).padStart(4)}  ${type}`);
+  if (r.violations.length === 0) lines.push("  policies: no violations");
+  else lines.push(`  policies: ${r.mandatory} mandatory, ${r.advisory} advisory violation(s)`);
+  for (const v of r.violations) {
+    lines.push(`  [${v.level}] ${v.policy}: ${v.resource}`);
+    lines.push(`      ${v.message}`);
+    if (v.remediation) lines.push(`      fix: ${v.remediation}`);
+  }
+  return lines.join("\n");
+}

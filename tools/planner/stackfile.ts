@@ -1,0 +1,89 @@
+// Reads Pulumi.<stack>.yaml the way the Pulumi CLI hands it to a program: every value a
+// string (structured values as JSON), `secure:` values replaced by a placeholder and their
+// keys marked secret.
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as yaml from "js-yaml";
+import { SECRET_PLACEHOLDER } from "./fakes";
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export interface StackFile {
+  stack: string;
+  file: string;
+  /** `namespace:key` → the string the program sees. */
+  config: Record<string, string>;
+  /** Keys whose values are (or contain) secrets. */
+  secretKeys: string[];
+}
+
+/** Stack names that have a Pulumi.<stack>.yaml in `root`, sorted. */
+export function listStacks(root: string): string[] {
+  return fs
+    .readdirSync(root)
+    .map((f) => /^Pulumi\.([^.]+)\.ya?ml$/.exec(f)?.[1])
+    .filter((s): s is string => s !== undefined)
+    .sort();
+}
+
+function isSecure(v: unknown): boolean {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
+}
+
+/** Replace `secure:` leaves by the placeholder; report whether any were found. */
+function unsecure(v: unknown): { value: unknown; secret: boolean } {
+  if (isSecure(v)) return { value: SECRET_PLACEHOLDER, secret: true };
+  if (Array.isArray(v)) {
+    const parts = v.map(unsecure);
+    return { value: parts.map((p) => p.value), secret: parts.some((p) => p.secret) };
+  }
+  if (v !== null && typeof v === "object") {
+    let secret = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const p = unsecure(x);
+      out[k] = p.value;
+      secret ||= p.secret;
+    }
+    return { value: out, secret };
+  }
+  return { value: v, secret: false };
+}
+
+export function readStackFile(root: string, stack: string): StackFile {
+  const file = ["yaml", "yml"].map((e) => path.join(root, `Pulumi.${stack}.${e}`)).find((f) => fs.existsSync(f));
+  if (!file) {
+    const known = listStacks(root);
+    throw new UsageError(`no stack file Pulumi.${stack}.yaml in ${root} (stacks: ${known.join(", ") || "none"})`);
+  }
+  let doc: any;
+  try {
+    doc = yaml.load(fs.readFileSync(file, "utf8")) ?? {};
+  } catch (e) {
+    throw new UsageError(`${path.basename(file)} is not valid YAML: ${(e as Error).message}`);
+  }
+  const raw = doc.config ?? {};
+  if (typeof raw !== "object" || Array.isArray(raw)) throw new UsageError(`${path.basename(file)}: 'config' must be a mapping`);
+  const projectName = readProjectName(root);
+  const config: Record<string, string> = {};
+  const secretKeys: string[] = [];
+  for (const [key0, v0] of Object.entries(raw)) {
+    // As the CLI does, a key without a namespace belongs to the project.
+    const key = key0.includes(":") ? key0 : `${projectName}:${key0}`;
+    const { value, secret } = unsecure(v0);
+    config[key] = typeof value === "string" ? value : JSON.stringify(value);
+    if (secret) secretKeys.push(key);
+  }
+  return { stack, file, config, secretKeys };
+}
+
+export function readProjectName(root: string): string {
+  const doc = yaml.load(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8")) as { name?: string };
+  if (!doc?.name) throw new UsageError("Pulumi.yaml has no project name");
+  return doc.name;
+}
