@@ -30,7 +30,12 @@ export const sections = {
   triton: section({
     /** Namespace the Triton serving groups run in. @default "triton" */
     namespace: dnsLabel.default("triton"),
-  }).default({ namespace: "triton" }),
+    /**
+     * Serving groups. Skeleton: the serving component owns the full schema of a group;
+     * other components rely only on `name` and on whether `canary` is set.
+     */
+    groups: list(z.looseObject({ name: dnsLabel, canary: z.looseObject({}).optional() }), { min: 1, what: "serving group" }),
+  }),
 };
 
 export const stackConfigSchema = z.strictObject(sections);

@@ -44,7 +44,8 @@ export function runCli(main: () => Promise<number>): void {
       process.exitCode = code;
     },
     (e: unknown) => {
-      if (e instanceof ConfigError || e instanceof UsageError) {
+      // By name: each planned stack loads the program's modules afresh, ConfigError included.
+      if (e instanceof Error && (e.name === ConfigError.name || e.name === UsageError.name)) {
         process.stderr.write(`error: ${e.message}\n`);
         process.exitCode = EXIT_USAGE;
       } else {

@@ -2,7 +2,7 @@
 // per-stack enforcement levels `pulumi preview --policy-pack-config` would apply.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { EnforcementLevel, Policies, PolicyResource, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type { EnforcementLevel, Policies, PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import type { RecordedResource } from "./record";
 import { UsageError } from "./stackfile";
 
@@ -142,7 +142,8 @@ export async function evaluatePolicies(policies: Policies, resources: RecordedRe
       for (const r of views) {
         for (const fn of fns) {
           try {
-            await fn({ ...r, stackTags, getConfig, notApplicable }, report(r.urn));
+            const args = { ...r, stackTags, getConfig, notApplicable, asType: ((cls: any) => r.asType(cls)) as ResourceValidationArgs["asType"] };
+            await fn(args, report(r.urn));
           } catch (e) {
             if (!(e instanceof NotApplicable)) throw e;
           }

@@ -101,8 +101,19 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
     };
 
     forgetProgram(root);
-    const outputs = await runInPulumiStack(async () => require(path.join(root, "index.ts")));
+    // A program error (e.g. ConfigError) is kept and rethrown once the runtime is idle, so it
+    // surfaces once, here, instead of also as an unhandled rejection inside the SDK.
+    let programError: unknown;
+    const outputs = await runInPulumiStack(async () => {
+      try {
+        return require(path.join(root, "index.ts"));
+      } catch (e) {
+        programError = e;
+        return {};
+      }
+    });
     await waitForRPCs();
+    if (programError !== undefined) throw programError;
     return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}) };
   });
 }

@@ -1,0 +1,74 @@
+// Contracts between components: the names, labels, ports and shapes one component
+// produces and another consumes. Change them here, once; never spell them elsewhere.
+import type * as pulumi from "@pulumi/pulumi";
+
+// ---- GPU nodes (components/gpu) -----------------------------------------------------
+/** Taint on every GPU node: only pods that tolerate it (Triton, GPU Operator operands) land there. */
+export const GPU_TAINT = { key: "nvidia.com/gpu", value: "true", effect: "NoSchedule" } as const;
+/** The same taint's effect as the EKS API spells it. */
+export const GPU_TAINT_EKS_EFFECT = "NO_SCHEDULE";
+/** Toleration for GPU_TAINT. */
+export const GPU_TOLERATION = { key: GPU_TAINT.key, operator: "Exists", effect: GPU_TAINT.effect } as const;
+/** Node label: the node's role in the platform. */
+export const NODE_LABEL_ROLE = "triton-platform/node-role";
+export const NODE_ROLE_GPU = "gpu";
+/** Node label: the accelerator type (e.g. nvidia-l4, nvidia-a10g); Triton groups select on it. */
+export const NODE_LABEL_GPU_TYPE = "triton-platform/gpu-type";
+
+// ---- Triton serving groups (components/triton) -------------------------------------
+export const TRITON_PORTS = { http: 8000, grpc: 8001, metrics: 8002 } as const;
+export type Track = "primary" | "canary";
+
+/** Name of a group's workload for a track: `<group>` or `<group>-canary`. */
+export function tritonName(group: string, track: Track): string {
+  return track === "primary" ? group : `${group}-canary`;
+}
+/** ClusterIP Service (http 8000, grpc 8001) of a group's track. */
+export const tritonServiceName = tritonName;
+/** Headless Service of a group's StatefulSet. */
+export const tritonHeadlessServiceName = (group: string, track: Track) => `${tritonName(group, track)}-headless`;
+/** Metrics Service (8002, port name "metrics") of a group's track. */
+export const tritonMetricsServiceName = (group: string, track: Track) => `${tritonName(group, track)}-metrics`;
+export const TRITON_METRICS_PORT_NAME = "metrics";
+
+/** Pod labels (and Service selectors) of a group's track. */
+export function tritonSelector(group: string, track: Track): Record<string, string> {
+  return { "app.kubernetes.io/name": "triton", "app.kubernetes.io/instance": group, track };
+}
+/** Selects every Triton pod of the stack (all groups, both tracks). */
+export const TRITON_ALL_PODS = { "app.kubernetes.io/name": "triton" } as const;
+/** Label on the metrics Services, which ServiceMonitors select. */
+export const TRITON_METRICS_SERVICE_LABEL = { "app.kubernetes.io/component": "metrics" } as const;
+
+/** What the stack knows of a serving group without the serving component: enough to route and scrape. */
+export interface ServingGroupRef {
+  readonly name: string;
+  readonly canary: boolean;
+}
+
+// ---- Model repository (components/model-repository) --------------------------------
+/** What the model repository hands to the serving groups. */
+export interface ModelRepositoryBinding {
+  /** The --model-repository value: s3://bucket/prefix or a mount path. */
+  readonly uri: pulumi.Input<string>;
+  /** Kubernetes ServiceAccount (IRSA for S3) the Triton pods run as. */
+  readonly serviceAccountName: pulumi.Input<string>;
+  /** Extra environment for tritonserver (e.g. AWS_DEFAULT_REGION). */
+  readonly env: { name: string; value: pulumi.Input<string> }[];
+  /** For EFS: the ReadOnlyMany claim to mount read-only at mountPath. */
+  readonly volume?: { readonly claimName: pulumi.Input<string>; readonly mountPath: string };
+  /** Egress the pods need to reach it: HTTPS 443 (S3) or NFS 2049 (EFS). */
+  readonly egressPort: 443 | 2049;
+}
+
+// ---- Monitoring (components/monitoring) --------------------------------------------
+export const MONITORING_NAMESPACE = "monitoring";
+/** Labels of the Prometheus pods that kube-prometheus-stack's operator creates. */
+export const PROMETHEUS_POD_LABELS = { "app.kubernetes.io/name": "prometheus" } as const;
+/** Per-pod custom metric published by prometheus-adapter, consumed by the HPAs. */
+export const HPA_QUEUE_METRIC = "triton_queue_duration_us_per_request";
+
+// ---- Gateway (components/gateway) -------------------------------------------------
+/** The Envoy gateway runs in the Triton namespace with these pod labels. */
+export const GATEWAY_POD_LABELS = { "app.kubernetes.io/name": "triton-gateway" } as const;
+export const GATEWAY_PORTS = { http: 8000, grpc: 8001 } as const;

@@ -1,0 +1,74 @@
+// Shared test helpers: plan a stack once per test run, copy the project to a temporary
+// folder for tests that need to change a stack file, and run the CLIs as users do.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { spawnSync } from "node:child_process";
+import { planStack, ROOT, type RecordedResource } from "../tools/planner";
+import type { PlanResult } from "../tools/planner";
+
+export { ROOT };
+
+const plans = new Map<string, Promise<PlanResult & { outRoot: string }>>();
+
+/** Plan a stack of the repository (cached per test process); files go to a temp folder. */
+export function plan(stack: string): Promise<PlanResult & { outRoot: string }> {
+  let p = plans.get(stack);
+  if (!p) {
+    const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), `plan-${stack}-`));
+    p = planStack(stack, { outRoot }).then((r) => ({ ...r, outRoot }));
+    plans.set(stack, p);
+  }
+  return p;
+}
+
+/** Custom resources of a type (e.g. "kubernetes:apps/v1:StatefulSet"). */
+export function ofType(resources: RecordedResource[], type: string): RecordedResource[] {
+  return resources.filter((r) => r.custom && r.type === type);
+}
+
+/** Exactly one custom resource of a type, optionally with a given name. */
+export function one(resources: RecordedResource[], type: string, name?: string): RecordedResource {
+  const found = ofType(resources, type).filter((r) => name === undefined || r.name === name);
+  if (found.length !== 1) throw new Error(`expected one ${type}${name ? ` named ${name}` : ""}, found ${found.length}: ${found.map((r) => r.name).join(", ")}`);
+  return found[0];
+}
+
+const PROJECT_ENTRIES = ["Pulumi.yaml", "index.ts", "config", "components", "policies", "tools", "package.json", "tsconfig.json"];
+
+/**
+ * A copy of the project in a temporary folder (node_modules linked), with its stack files
+ * replaced by `stacks` (name → YAML text). For tests that need their own stack config.
+ */
+export function tempProject(stacks: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "triton-platform-"));
+  for (const e of PROJECT_ENTRIES) {
+    fs.cpSync(path.join(ROOT, e), path.join(dir, e), { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
+  }
+  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+  for (const [name, text] of Object.entries(stacks)) fs.writeFileSync(path.join(dir, `Pulumi.${name}.yaml`), text);
+  return dir;
+}
+
+/** The text of a repository stack file, for building variants of it. */
+export function stackText(stack: string): string {
+  return fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8");
+}
+
+/** Run `tools/<tool>.ts` of a project folder the way `npm run <tool>` does. */
+export function runTool(root: string, tool: "plan" | "policy", args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "tools", `${tool}.ts`), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Validate a manifest against the Kubernetes OpenAPI schema (kubernetes-models, ESM). */
+export async function validateManifest(m: { apiVersion: string; kind: string }): Promise<void> {
+  const mod = await import(`kubernetes-models/${m.apiVersion}/${m.kind}`);
+  const Model = mod[m.kind] ?? mod.default;
+  if (!Model) throw new Error(`kubernetes-models has no ${m.apiVersion} ${m.kind}`);
+  new Model(m).validate();
+}
