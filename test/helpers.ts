@@ -57,7 +57,7 @@ export function stackText(stack: string): string {
 
 /** Run `tools/<tool>.ts` of a project folder the way `npm run <tool>` does. */
 export function runTool(root: string, tool: "plan" | "policy", args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "tools", `${tool}.ts`), ...args], {
+  const r = spawnSync(process.execPath, ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", `${tool}.ts`), ...args], {
     cwd: root,
     encoding: "utf8",
     timeout: 60_000,

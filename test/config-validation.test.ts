@@ -1,0 +1,128 @@
+import { strict as assert } from "node:assert";
+import fc from "fast-check";
+import { ConfigError, loadConfig } from "../config";
+import { readStackFile } from "../tools/planner/stackfile";
+import { ROOT } from "./helpers";
+
+const base = (): Record<string, string> => ({ ...readStackFile(ROOT, "prod").config });
+
+function problems(raw: Record<string, string>): string[] {
+  try {
+    loadConfig(raw, "test");
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, `expected ConfigError, got ${e}`);
+    return e.problems;
+  }
+  assert.fail("expected the configuration to be rejected");
+}
+
+/** The prod config with one key's JSON object changed. */
+function withObject(key: string, edit: (o: any) => void): Record<string, string> {
+  const raw = base();
+  const o = JSON.parse(raw[`triton-platform:${key}`]);
+  edit(o);
+  raw[`triton-platform:${key}`] = JSON.stringify(o);
+  return raw;
+}
+
+describe("stack configuration", () => {
+  for (const stack of ["dev", "staging", "prod"]) {
+    it(`loads the ${stack} stack with defaults applied`, () => {
+      const cfg = loadConfig(readStackFile(ROOT, stack).config, stack);
+      assert.equal(cfg.environment, stack);
+      assert.equal(cfg.stack, stack);
+      assert.match(cfg.region, /^[a-z]{2}-[a-z]+-\d$/);
+      assert.equal(cfg.triton.namespace, "triton");
+    });
+  }
+
+  it("prod spans three zones", () => {
+    assert.equal(loadConfig(base(), "prod").cluster.zones.length, 3);
+  });
+
+  it("names the key, the rule and the value of a bad scalar", () => {
+    const raw = base();
+    raw["triton-platform:environment"] = "production";
+    assert.deepEqual(problems(raw), ['triton-platform:environment must be one of "dev", "staging", "prod", got "production"']);
+  });
+
+  it("names nested keys with their path", () => {
+    const p = problems(withObject("cluster", (c) => (c.zones = ["us-east-1a", "eu-nowhere"])));
+    assert.deepEqual(p, ['triton-platform:cluster.zones[1] must be an AWS availability zone such as us-east-1a, got "eu-nowhere"']);
+  });
+
+  it("rejects unknown keys at the top level and inside sections (typos never fall back to defaults)", () => {
+    const raw = withObject("cluster", (c) => (c.nmae = "x"));
+    raw["triton-platform:clsuter"] = "{}";
+    const p = problems(raw);
+    assert.ok(p.includes("triton-platform:clsuter is not a known key (a typo would silently fall back to a default)"), p.join("\n"));
+    assert.ok(p.includes("triton-platform:cluster.nmae is not a known key (a typo would silently fall back to a default)"), p.join("\n"));
+  });
+
+  it("reports several errors together", () => {
+    const raw = withObject("cluster", (c) => {
+      c.name = "";
+      c.zones = [];
+    });
+    raw["aws:region"] = "mars-1";
+    const p = problems(raw);
+    assert.equal(p.length, 3, p.join("\n"));
+    assert.ok(p.some((m) => m.startsWith("aws:region must be an AWS region")));
+    assert.ok(p.some((m) => m.startsWith("triton-platform:cluster.name must be an EKS cluster name")));
+    assert.ok(p.some((m) => m.startsWith("triton-platform:cluster.zones must be a list of at least 1 zone(s)")));
+  });
+
+  it("requires the environment and the cluster", () => {
+    const raw = base();
+    delete raw["triton-platform:environment"];
+    delete raw["triton-platform:cluster"];
+    const p = problems(raw);
+    assert.ok(p.some((m) => /^triton-platform:environment must be one of .*, got nothing$/.test(m)), p.join("\n"));
+    assert.ok(p.some((m) => /^triton-platform:cluster must be an object .*, got nothing$/.test(m)), p.join("\n"));
+  });
+
+  it("rejects a repeated zone and a tag key in the aws: namespace", () => {
+    const raw = withObject("cluster", (c) => (c.zones = ["us-east-1a", "us-east-1a"]));
+    raw["triton-platform:tags"] = JSON.stringify({ "aws:owner": "me" });
+    const p = problems(raw);
+    assert.ok(p.some((m) => m.startsWith("triton-platform:cluster.zones must not repeat a zone")), p.join("\n"));
+    assert.ok(p.some((m) => m.startsWith('triton-platform:tags.aws:owner') || m.includes("AWS tag key")), p.join("\n"));
+  });
+
+  it("property: random config values never crash with anything but a ConfigError", () => {
+    const keys = ["environment", "cluster", "tags", "triton", "unknownKey"];
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer().map(String),
+      fc.json(),
+      fc.dictionary(fc.constantFrom("name", "zones", "namespace", "groups", "x"), fc.jsonValue()).map((o) => JSON.stringify(o)),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...keys), value), fc.option(fc.string(), { nil: undefined }), (cfg, region) => {
+        const raw: Record<string, string> = {};
+        for (const [k, v] of Object.entries(cfg)) raw[`triton-platform:${k}`] = v;
+        if (region !== undefined) raw["aws:region"] = region;
+        try {
+          loadConfig(raw, "fuzz");
+        } catch (e) {
+          if (!(e instanceof ConfigError)) throw e;
+          assert.ok(e.problems.length > 0);
+          for (const p of e.problems) assert.match(p, /^(triton-platform:|aws:region)/);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("property: mutating one valid key keeps the other keys' values", () => {
+    fc.assert(
+      fc.property(fc.constantFrom("dev", "staging", "prod"), (env) => {
+        const raw = base();
+        raw["triton-platform:environment"] = env;
+        assert.equal(loadConfig(raw, env).environment, env);
+        assert.equal(loadConfig(raw, env).cluster.name, "ml-prod");
+      }),
+      { numRuns: 10 },
+    );
+  });
+});

@@ -1,0 +1,78 @@
+// npm run bench: what the offline plan of prod costs beside its floor.
+//   plan  = `node -r ./tools/register.cjs tools/plan.ts --stack prod` (what `npm run plan -- --stack prod`
+//           runs, without npm's own start-up, which is the same for any script);
+//   floor = a node process that only loads the same Pulumi SDK module files the plan loaded.
+// Prints the median wall time of each over several runs and their ratio.
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const ROOT = path.resolve(__dirname, "..");
+const PROBE = path.join(__dirname, "bench", "probe.cjs");
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+interface Probe {
+  modules: string[];
+  maxRssKiB: number;
+}
+
+function timed(args: string[]): { ms: number; probe?: Probe } {
+  const probeFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-")), "probe.json");
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ["--require", PROBE, ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, BENCH_PROBE_FILE: probeFile },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  const probe = fs.existsSync(probeFile) ? (JSON.parse(fs.readFileSync(probeFile, "utf8")) as Probe) : undefined;
+  return { ms, probe };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+export interface Measured {
+  median: number;
+  probe?: Probe;
+}
+
+export function measure(label: string, args: string[], runs = RUNS): Measured {
+  timed(args); // warm-up: file-system cache and the transpile cache
+  const times: number[] = [];
+  let probe: Probe | undefined;
+  for (let i = 0; i < runs; i++) {
+    const r = timed(args);
+    times.push(r.ms);
+    probe = r.probe;
+  }
+  const m = median(times);
+  const mem = probe ? `, peak ${(probe.maxRssKiB / 1024).toFixed(0)} MiB` : "";
+  console.log(`${label.padEnd(10)} median ${m.toFixed(0).padStart(6)} ms${mem}  (runs: ${times.map((x) => x.toFixed(0)).join(", ")})`);
+  return { median: m, probe };
+}
+
+/** Plan a stack of a project folder, measured. */
+export function benchPlan(label: string, root: string, stack: string, runs = RUNS): Measured {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "bench-out-"));
+  return measure(label, ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", "plan.ts"), "--stack", stack, "--out", out], runs);
+}
+
+function main(): void {
+  console.log(`offline plan of prod vs floor, ${RUNS} runs each (node ${process.version}, ${os.cpus().length} cores)`);
+  const plan = benchPlan("plan", ROOT, "prod");
+  const modules = plan.probe?.modules ?? [];
+  if (modules.length === 0) throw new Error("the probe saw no Pulumi SDK modules in the plan process");
+  const listFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-")), "modules.json");
+  fs.writeFileSync(listFile, JSON.stringify(modules));
+  const floor = measure("floor", ["-e", `for (const m of require(${JSON.stringify(listFile)})) require(m);`]);
+  console.log(`floor loads the ${modules.length} Pulumi SDK module files the plan loaded`);
+  console.log(`ratio      ${(plan.median / floor.median).toFixed(2)} (plan / floor; target <= 1.5)`);
+}
+
+if (require.main === module) main();
