@@ -3,7 +3,9 @@
 // stack's enforcement levels: for plans produced elsewhere.
 import * as fs from "node:fs";
 import { finish, parseArgs, runCli } from "./planner/cli";
-import { checkResources, UsageError, type RecordedResource } from "./planner";
+import { checkResources } from "./planner/check";
+import { UsageError } from "./planner/stackfile";
+import type { RecordedResource } from "./planner/record";
 import { stackReport } from "./planner/report";
 
 function readResources(file: string): RecordedResource[] {

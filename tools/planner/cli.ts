@@ -1,6 +1,5 @@
 // Shared command-line plumbing of `npm run plan` and `npm run policy`: argument parsing,
 // exit codes (0 clean, 1 a mandatory violation, 2 bad config or usage) and output.
-import { ConfigError } from "../../config";
 import { UsageError } from "./stackfile";
 import { formatText, type StackReport } from "./report";
 
@@ -44,8 +43,9 @@ export function runCli(main: () => Promise<number>): void {
       process.exitCode = code;
     },
     (e: unknown) => {
-      // By name: each planned stack loads the program's modules afresh, ConfigError included.
-      if (e instanceof Error && (e.name === ConfigError.name || e.name === UsageError.name)) {
+      // By name: each planned stack loads the program's modules afresh (ConfigError included),
+      // and `npm run policy` does not load the config module at all.
+      if (e instanceof Error && (e.name === "ConfigError" || e.name === UsageError.name)) {
         process.stderr.write(`error: ${e.message}\n`);
         process.exitCode = EXIT_USAGE;
       } else {

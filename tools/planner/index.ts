@@ -1,25 +1,17 @@
 // The offline planner as a library: plan a stack (record, write, evaluate policies).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { rules } from "../../policies/rules";
 import { writeManifests } from "./manifests";
-import { checkPolicyConfig, evaluatePolicies, readPolicyConfig } from "./policy";
+import { checkResources } from "./check";
 import { recordStack, type RecordedResource } from "./record";
 import { stackReport, type StackReport } from "./report";
 import { readProjectName, readStackFile } from "./stackfile";
 
 export { listStacks, readStackFile, UsageError } from "./stackfile";
+export { checkResources, POLICIES_DIR } from "./check";
 export type { RecordedResource } from "./record";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
-export const POLICIES_DIR = path.join(ROOT, "policies");
-
-/** Policies over a resources array with a stack's enforcement levels. */
-export async function checkResources(resources: RecordedResource[], stack: string, policiesDir = POLICIES_DIR) {
-  const cfg = readPolicyConfig(policiesDir, stack);
-  checkPolicyConfig(rules, cfg, `policies/config/${stack}.json`);
-  return evaluatePolicies(rules, resources, cfg);
-}
 
 export interface PlanResult {
   report: StackReport;
