@@ -1,0 +1,104 @@
+// Mutation test of the policy pack: take the prod plan's resources.json, break one safety
+// setting at a time (one mutation per rule, in the table below), run `npm run policy` on it
+// as a reviewer would, and assert that exactly the expected rule fires, at prod's level.
+import { strict as assert } from "node:assert";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { rules } from "../policies/rules";
+import type { RecordedResource } from "../tools/planner";
+import { plan, ROOT } from "./helpers";
+
+type Mutation = { rule: string; breaks: string; mutate: (rs: RecordedResource[]) => void };
+
+const first = (rs: RecordedResource[], type: string, where: (r: RecordedResource) => boolean = () => true): RecordedResource => {
+  const r = rs.find((x) => x.type === type && where(x));
+  if (!r) throw new Error(`the prod plan has no ${type} to mutate`);
+  return r;
+};
+
+/** One mutation per rule: the smallest change to the prod plan that the rule must catch. */
+export const MUTATIONS: Mutation[] = [
+  {
+    rule: "k8s-standard-labels",
+    breaks: "drops the environment label from the Triton namespace",
+    mutate: (rs) => delete first(rs, "kubernetes:core/v1:Namespace").props.metadata.labels["triton-platform/environment"],
+  },
+  {
+    rule: "aws-provider-default-tags",
+    breaks: "removes the standard tags from the AWS provider",
+    mutate: (rs) => (first(rs, "pulumi:providers:aws").props.defaultTags = JSON.stringify({ tags: {} })),
+  },
+  {
+    rule: "aws-explicit-provider",
+    breaks: "adds an AWS resource on the default provider",
+    mutate: (rs) =>
+      rs.push({
+        urn: "urn:pulumi:prod::triton-platform::aws:s3/bucket:Bucket::stray",
+        type: "aws:s3/bucket:Bucket",
+        name: "stray",
+        custom: true,
+        parent: rs[0].urn,
+        provider: "urn:pulumi:prod::triton-platform::pulumi:providers:aws::default_7_48_0::id",
+        dependencies: [],
+        props: {},
+      }),
+  },
+  {
+    rule: "k8s-explicit-provider",
+    breaks: "moves the Triton namespace to the default Kubernetes provider",
+    mutate: (rs) => (first(rs, "kubernetes:core/v1:Namespace").provider = null),
+  },
+];
+
+function runPolicy(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--require", path.join(ROOT, "tools", "register.cjs"), path.join(ROOT, "tools", "policy.ts"), "--resources", file, "--stack", "prod", "--json"], { cwd: ROOT });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+describe("policy pack mutation test (prod plan, npm run policy)", function () {
+  this.timeout(120_000);
+
+  it("has exactly one mutation per rule of the pack", () => {
+    assert.deepEqual(MUTATIONS.map((m) => m.rule).sort(), rules.map((r) => r.name).sort());
+  });
+
+  it("passes the unmutated prod plan and fires exactly the mutated rule, mandatory, for each mutation", async () => {
+    const { resources } = await plan("prod");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mutations-"));
+    const jobs = [{ rule: "(none)", breaks: "nothing", mutate: () => undefined } as Mutation, ...MUTATIONS].map((m, i) => {
+      const rs = structuredClone(resources);
+      m.mutate(rs);
+      const file = path.join(dir, `${i}.json`);
+      fs.writeFileSync(file, JSON.stringify(rs));
+      return { m, file };
+    });
+    // Two at a time: the machine has two cores.
+    const results: { m: Mutation; status: number | null; fired: string[]; levels: string[]; stderr: string }[] = [];
+    for (let i = 0; i < jobs.length; i += 2) {
+      const batch = await Promise.all(
+        jobs.slice(i, i + 2).map(async ({ m, file }) => {
+          const r = await runPolicy(file);
+          const vs = r.stdout ? JSON.parse(r.stdout).stacks[0].violations : [];
+          return { m, status: r.status, fired: [...new Set<string>(vs.map((v: { policy: string }) => v.policy))], levels: vs.map((v: { level: string }) => v.level), stderr: r.stderr };
+        }),
+      );
+      results.push(...batch);
+    }
+    const [clean, ...mutated] = results;
+    assert.equal(clean.status, 0, `unmutated prod plan: ${clean.fired.join(", ")} ${clean.stderr}`);
+    assert.deepEqual(clean.fired, []);
+    const wrong = mutated.filter((r) => r.status !== 1 || r.fired.length !== 1 || r.fired[0] !== r.m.rule || r.levels.some((l) => l !== "mandatory"));
+    assert.deepEqual(
+      wrong.map((r) => `${r.m.rule} (${r.m.breaks}): exit ${r.status}, fired [${r.fired.join(", ")}] ${r.stderr}`),
+      [],
+    );
+  });
+});
