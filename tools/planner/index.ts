@@ -17,6 +17,9 @@ export interface PlanResult {
   report: StackReport;
   resources: RecordedResource[];
   outputs: Record<string, unknown>;
+  /** In memory only (never written): lets a plan diff see secret changes; see fingerprint.ts. */
+  secretFingerprints: Record<string, Record<string, string>>;
+  secureFingerprints: Record<string, string>;
 }
 
 /** Plan one stack of the project in `root`; write out/<stack>/ when outRoot is given. */
@@ -33,5 +36,11 @@ export async function planStack(stack: string, opts: { root?: string; outRoot?: 
     fs.writeFileSync(path.join(outDir, "outputs.json"), JSON.stringify(run.outputs, null, 2) + "\n");
     writeManifests(path.join(outDir, "manifests"), run.resources);
   }
-  return { report: stackReport(stack, run.resources, violations, outDir), resources: run.resources, outputs: run.outputs };
+  return {
+    report: stackReport(stack, run.resources, violations, outDir),
+    resources: run.resources,
+    outputs: run.outputs,
+    secretFingerprints: run.secretFingerprints,
+    secureFingerprints: stackFile.secureFingerprints,
+  };
 }

@@ -7,6 +7,7 @@ import { getMonitor } from "@pulumi/pulumi/runtime/settings";
 import { runInPulumiStack } from "@pulumi/pulumi/runtime/stack";
 import { deserializeProperties, specialSigKey, specialSecretSig } from "@pulumi/pulumi/runtime/rpc";
 import { INVOKES, MASK, computedOutputs, fakeId } from "./fakes";
+import { fingerprint } from "./fingerprint";
 import type { StackFile } from "./stackfile";
 
 // Internal SDK functions the Automation API uses to run several programs in one process:
@@ -31,15 +32,27 @@ export interface StackRun {
   stack: string;
   resources: RecordedResource[];
   outputs: Record<string, any>;
+  /**
+   * urn → property path (JSON of the path segments) → fingerprint of the secret's value.
+   * Kept in memory only, never written: it lets a plan diff say "this secret changed"
+   * although both sides read MASK (see fingerprint.ts).
+   */
+  secretFingerprints: Record<string, Record<string, string>>;
 }
 
-/** Replace every secret (the signature-wrapped form the mock sees) by MASK. */
-export function maskSecrets(v: any): any {
-  if (Array.isArray(v)) return v.map(maskSecrets);
+/**
+ * Replace every secret (the signature-wrapped form the mock sees) by MASK. `onSecret`, when
+ * given, sees each secret's path and real value (to fingerprint it, never to keep it).
+ */
+export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value: unknown) => void, at: (string | number)[] = []): any {
+  if (Array.isArray(v)) return v.map((x, i) => maskSecrets(x, onSecret, [...at, i]));
   if (v !== null && typeof v === "object") {
-    if (v[specialSigKey] === specialSecretSig) return MASK;
+    if (v[specialSigKey] === specialSecretSig) {
+      onSecret?.(at, v.value);
+      return MASK;
+    }
     const out: Record<string, any> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = maskSecrets(x);
+    for (const [k, x] of Object.entries(v)) out[k] = maskSecrets(x, onSecret, [...at, k]);
     return out;
   }
   return v;
@@ -61,6 +74,7 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
   return withLocalStorage(async () => {
     const region = stackFile.config["aws:region"] ?? "us-east-1";
     const resources: RecordedResource[] = [];
+    const secretFingerprints: Record<string, Record<string, string>> = {};
 
     await pulumi.runtime.setMocks(
       {
@@ -85,6 +99,7 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
     const monitor = getMonitor() as any;
     const register = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req: any, callback: (err: any, resp: any) => void) => {
+      const secrets: Record<string, string> = {};
       const entry = {
         type: req.getType() as string,
         name: req.getName() as string,
@@ -92,10 +107,13 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
         parent: (req.getParent() as string) || null,
         provider: (req.getProvider() as string) || null,
         dependencies: [...new Set<string>(req.getDependenciesList())],
-        props: maskSecrets(deserializeProperties(req.getObject())),
+        props: maskSecrets(deserializeProperties(req.getObject()), (p, value) => (secrets[JSON.stringify(p)] = fingerprint(value))),
       };
       register(req, (err: any, resp: any) => {
-        if (!err && resp) resources.push({ urn: resp.getUrn(), ...entry });
+        if (!err && resp) {
+          resources.push({ urn: resp.getUrn(), ...entry });
+          if (Object.keys(secrets).length > 0) secretFingerprints[resp.getUrn()] = secrets;
+        }
         callback(err, resp);
       });
     };
@@ -114,6 +132,6 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
     });
     await waitForRPCs();
     if (programError !== undefined) throw programError;
-    return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}) };
+    return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}), secretFingerprints };
   });
 }

@@ -5,6 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { SECRET_PLACEHOLDER } from "./fakes";
+import { fingerprint } from "./fingerprint";
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -20,6 +21,11 @@ export interface StackFile {
   config: Record<string, string>;
   /** Keys whose values are (or contain) secrets. */
   secretKeys: string[];
+  /**
+   * Secret key → fingerprint of its `secure:` ciphertext(s). The program only ever sees the
+   * placeholder, so this is how a plan diff notices a secret was set anew (fingerprint.ts).
+   */
+  secureFingerprints: Record<string, string>;
 }
 
 /** Stack names that have a Pulumi.<stack>.yaml in `root`, sorted. */
@@ -72,14 +78,18 @@ export function readStackFile(root: string, stack: string): StackFile {
   const projectName = readProjectName(root);
   const config: Record<string, string> = {};
   const secretKeys: string[] = [];
+  const secureFingerprints: Record<string, string> = {};
   for (const [key0, v0] of Object.entries(raw)) {
     // As the CLI does, a key without a namespace belongs to the project.
     const key = key0.includes(":") ? key0 : `${projectName}:${key0}`;
     const { value, secret } = unsecure(v0);
     config[key] = typeof value === "string" ? value : JSON.stringify(value);
-    if (secret) secretKeys.push(key);
+    if (secret) {
+      secretKeys.push(key);
+      secureFingerprints[key] = fingerprint(v0);
+    }
   }
-  return { stack, file, config, secretKeys };
+  return { stack, file, config, secretKeys, secureFingerprints };
 }
 
 export function readProjectName(root: string): string {

@@ -1,0 +1,237 @@
+// The pull-request view of a change: `npm run plan -- --base REF` compared with crafted
+// changes in a temporary git repository (a copy of the project), and the pure diff on
+// crafted resources where the program has no such resource yet.
+import { strict as assert } from "node:assert";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { tempProject, stackText, runTool } from "./helpers";
+import { planStack, type PlanResult, type RecordedResource } from "../tools/planner";
+import { recordAtRef, type RecordedPlan } from "../tools/planner/base";
+import { countChanges, diffResources, diffSecureConfig, formatDiffText, lineDiff, type ResourceChange, type StackDiff } from "../tools/planner/diff";
+import { planMarkdown } from "../tools/planner/markdown";
+import { MASK } from "../tools/planner/fakes";
+import { replacePaths } from "../tools/planner/replacement";
+
+const STACK = "dev";
+
+// A stand-in for a component whose object holds embedded YAML: one ConfigMap per serving
+// group, its data read from a file the tests edit. Only stable contracts are used
+// (loadStackConfig, standardLabels, triton.groups), so components landing in parallel
+// do not break it.
+const FIXTURE = `import * as fs from "node:fs";
+import * as path from "node:path";
+import * as k8s from "@pulumi/kubernetes";
+import { loadStackConfig } from "./config";
+import { standardLabels } from "./components/naming";
+
+const config = loadStackConfig();
+const provider = new k8s.Provider("fixture-k8s", { kubeconfig: "fixture" });
+const data = fs.readFileSync(path.join(__dirname, "fixture-data.yaml"), "utf8");
+for (const g of config.triton.groups) {
+  new k8s.core.v1.ConfigMap(\`group-\${g.name}\`, {
+    metadata: { name: \`group-\${g.name}\`, namespace: config.triton.namespace, labels: standardLabels(config) },
+    data: { "model-config.yaml": data },
+  }, { provider });
+}
+`;
+const FIXTURE_DATA = ["models:", "  - name: resnet50", "    max_batch_size: 8", "    instances: 1", "  - name: bert", "    max_batch_size: 4", "    instances: 1", ""].join("\n");
+
+function git(dir: string, ...args: string[]): string {
+  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: dir, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** The base stack: the repository's dev stack plus a secure: tag value. */
+function baseStack(): string {
+  return stackText(STACK).replace(/(triton-platform:tags:\n)/, "$1    owner:\n      secure: v1:AAAAbase==\n");
+}
+
+describe("plan diff against a base revision", function () {
+  this.timeout(60_000);
+  let dir: string;
+  let base: RecordedPlan;
+
+  before(async () => {
+    dir = tempProject({ [STACK]: baseStack() });
+    fs.writeFileSync(path.join(dir, "fixture.ts"), FIXTURE);
+    fs.writeFileSync(path.join(dir, "fixture-data.yaml"), FIXTURE_DATA);
+    fs.appendFileSync(path.join(dir, "index.ts"), '\nimport "./fixture";\n');
+    fs.writeFileSync(path.join(dir, ".gitignore"), "node_modules\nout/\n");
+    git(dir, "init", "-q");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", "base");
+    // Recorded once through the real path: temporary worktree, shared node_modules.
+    const plans = await recordAtRef(dir, "HEAD", [STACK]);
+    base = plans.get(STACK)!;
+    assert.ok(base && base.resources.length > 0, "the base stack was planned");
+  });
+
+  afterEach(() => git(dir, "checkout", "-q", "--", "."));
+
+  /** Plan the working tree of the temp repo and diff it with the base. */
+  async function changes(): Promise<{ resources: ResourceChange[]; config: ReturnType<typeof diffSecureConfig>; head: PlanResult }> {
+    const head = await planStack(STACK, { root: dir });
+    return {
+      head,
+      resources: diffResources(base.resources, head.resources, { base: base.secretFingerprints, head: head.secretFingerprints }),
+      config: diffSecureConfig(base.secureFingerprints, head.secureFingerprints),
+    };
+  }
+
+  function edit(file: string, from: string | RegExp, to: string) {
+    const p = path.join(dir, file);
+    const text = fs.readFileSync(p, "utf8");
+    const next = text.replace(from, to);
+    assert.notEqual(next, text, `edit of ${file} applied`);
+    fs.writeFileSync(p, next);
+  }
+
+  it("removes its temporary worktree", () => {
+    const list = git(dir, "worktree", "list", "--porcelain");
+    assert.equal(list.split("\n").filter((l) => l.startsWith("worktree ")).length, 1, list);
+  });
+
+  it("shows no changes for an unchanged tree", async () => {
+    const c = await changes();
+    assert.deepEqual(c.resources, []);
+    assert.deepEqual(c.config, []);
+  });
+
+  it("shows creates, and nothing else, when a serving group is added", async () => {
+    edit(`Pulumi.${STACK}.yaml`, /(    groups:\n)/, "$1      - name: added\n");
+    const c = await changes();
+    const creates = c.resources.filter((r) => r.op === "create");
+    assert.ok(creates.some((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "group-added"), JSON.stringify(creates.map((r) => r.name)));
+    assert.deepEqual(c.resources.filter((r) => r.op === "delete" || r.op === "replace"), []);
+  });
+
+  it("shows one update with its property path when a tag value changes", async () => {
+    edit(`Pulumi.${STACK}.yaml`, "team: ml-platform", "team: ml-inference");
+    const c = await changes();
+    assert.equal(c.resources.length, 1, JSON.stringify(c.resources, null, 1));
+    const [u] = c.resources;
+    assert.equal(u.op, "update");
+    assert.equal(u.type, "pulumi:providers:aws");
+    assert.deepEqual(u.changes.map((p) => [p.path, p.old, p.new]), [["defaultTags.tags.team", "ml-platform", "ml-inference"]]);
+  });
+
+  it("shows a changed secret as changed but masked, in resources and in secure: config", async () => {
+    // The cluster name is inside the kubeconfig, which the program wraps as a secret.
+    edit(`Pulumi.${STACK}.yaml`, "name: ml-dev", "name: ml-dev-2");
+    edit(`Pulumi.${STACK}.yaml`, "v1:AAAAbase==", "v1:BBBBhead==");
+    const c = await changes();
+    const provider = c.resources.find((r) => r.type === "pulumi:providers:kubernetes");
+    assert.ok(provider, "the kubernetes provider is updated");
+    const kubeconfig = provider.changes.find((p) => p.path === "kubeconfig");
+    assert.deepEqual(kubeconfig && { old: kubeconfig.old, new: kubeconfig.new, secret: kubeconfig.secret }, { old: MASK, new: MASK, secret: true });
+    assert.deepEqual(c.config, [{ key: "triton-platform:tags", secret: true, kind: "change" }]);
+    const d: StackDiff = { stack: STACK, base: "HEAD", counts: countChanges(c.resources), resources: c.resources, config: c.config };
+    const md = planMarkdown([c.head.report], new Map([[STACK, d]]), "HEAD");
+    assert.match(md, /`kubeconfig`: \[secret\] changed \(secret, value not shown\)/);
+    assert.match(md, /config `triton-platform:tags`: secret changed \(value not shown\)/);
+    const text = JSON.stringify(c.resources) + md + formatDiffText(d);
+    for (const plain of ["get-token", "BBBBhead", "AAAAbase"]) assert.ok(!text.includes(plain), `${plain} is not shown`);
+  });
+
+  it("shows an embedded YAML change as a line diff, and ConfigMap data as a replacement", async () => {
+    edit("fixture-data.yaml", "max_batch_size: 4", "max_batch_size: 16");
+    const c = await changes();
+    const cm = c.resources.find((r) => r.name === "group-vision");
+    assert.ok(cm, JSON.stringify(c.resources.map((r) => r.name)));
+    assert.equal(cm.op, "replace");
+    assert.deepEqual(cm.replaceReasons, ["data"]);
+    const p = cm.changes.find((x) => x.path === 'data["model-config.yaml"]');
+    assert.ok(p?.lines && p.forcesReplacement, JSON.stringify(cm.changes));
+    assert.deepEqual(p.lines.filter((l) => /^[-+] /.test(l)), ["-     max_batch_size: 4", "+     max_batch_size: 16"]);
+    assert.ok(p.lines.includes("    - name: bert"), "context lines around the change");
+  });
+
+  it("command line: --base with a ref that does not exist exits 2 with a clear message", () => {
+    const r = runTool(dir, "plan", ["--stack", STACK, "--base", "no-such-branch"]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /--base no-such-branch: no such commit/);
+  });
+
+  it("command line: --base HEAD --format markdown prints the comment body for a change", () => {
+    edit(`Pulumi.${STACK}.yaml`, "team: ml-platform", "team: ml-inference");
+    const out = path.join(dir, "out-md");
+    const r = runTool(dir, "plan", ["--stack", STACK, "--out", out, "--base", "HEAD", "--format", "markdown"]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^## Offline plan against `HEAD`/);
+    assert.match(r.stdout, /### `dev`: 0 to create, 1 to update, 0 to replace, 0 to delete; /);
+    assert.match(r.stdout, /\| 🟡 update \| `cluster-aws` \| `pulumi:providers:aws` \| `defaultTags\.tags\.team`: `"ml-platform"` → `"ml-inference"` \|/);
+    assert.ok(!r.stdout.includes("get-token"));
+  });
+});
+
+describe("plan diff of crafted resources (pure)", () => {
+  const res = (type: string, name: string, props: Record<string, unknown>): RecordedResource => ({
+    urn: `urn:pulumi:prod::triton-platform::${type}::${name}`,
+    type,
+    name,
+    custom: true,
+    parent: null,
+    provider: null,
+    dependencies: [],
+    props,
+  });
+  const sts = (selector: Record<string, string>, replicas: number) =>
+    res("kubernetes:apps/v1:StatefulSet", "vision", {
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      metadata: { name: "vision", namespace: "triton" },
+      spec: { replicas, serviceName: "vision-headless", selector: { matchLabels: selector }, template: { metadata: { labels: selector } } },
+    });
+
+  it("flags a StatefulSet selector change as a replacement, naming the path", () => {
+    const [c] = diffResources([sts({ "app.kubernetes.io/instance": "vision" }, 3)], [sts({ "app.kubernetes.io/instance": "vision-v2" }, 3)]);
+    assert.equal(c.op, "replace");
+    assert.deepEqual(c.replaceReasons, ["spec.selector"]);
+    const sel = c.changes.find((p) => p.path === 'spec.selector.matchLabels["app.kubernetes.io/instance"]');
+    assert.ok(sel?.forcesReplacement);
+    const tpl = c.changes.find((p) => p.path.startsWith("spec.template"));
+    assert.ok(tpl && !tpl.forcesReplacement, "the template's labels change in place");
+  });
+
+  it("keeps a replicas change an in-place update", () => {
+    const [c] = diffResources([sts({ a: "b" }, 3)], [sts({ a: "b" }, 5)]);
+    assert.equal(c.op, "update");
+    assert.deepEqual(c.changes, [{ path: "spec.replicas", kind: "change", old: 3, new: 5 }]);
+  });
+
+  it("flags an EKS node group's AMI type and subnets as replacements, and its scaling as an update", () => {
+    const ng = (amiType: string, subnetIds: string[], desiredSize: number) =>
+      res("aws:eks/nodeGroup:NodeGroup", "gpu", { amiType, subnetIds, scalingConfig: { desiredSize, minSize: 1, maxSize: 4 } });
+    const [ami] = diffResources([ng("AL2023_x86_64_NVIDIA", ["subnet-a"], 2)], [ng("BOTTLEROCKET_x86_64_NVIDIA", ["subnet-a"], 2)]);
+    assert.deepEqual([ami.op, ami.replaceReasons], ["replace", ["amiType"]]);
+    const [subnets] = diffResources([ng("AL2023_x86_64_NVIDIA", ["subnet-a"], 2)], [ng("AL2023_x86_64_NVIDIA", ["subnet-a", "subnet-b"], 2)]);
+    assert.deepEqual([subnets.op, subnets.replaceReasons], ["replace", ["subnetIds"]]);
+    const [scale] = diffResources([ng("AL2023_x86_64_NVIDIA", ["subnet-a"], 2)], [ng("AL2023_x86_64_NVIDIA", ["subnet-a"], 3)]);
+    assert.equal(scale.op, "update");
+  });
+
+  it("sees a masked Secret's data change only through fingerprints, and never shows it", () => {
+    const secret = res("kubernetes:core/v1:Secret", "creds", { apiVersion: "v1", kind: "Secret", metadata: { name: "creds" }, data: MASK });
+    const urn = secret.urn;
+    const same = diffResources([secret], [secret], { base: { [urn]: { '["data"]': "f1" } }, head: { [urn]: { '["data"]': "f1" } } });
+    assert.deepEqual(same, []);
+    const [c] = diffResources([secret], [secret], { base: { [urn]: { '["data"]': "f1" } }, head: { [urn]: { '["data"]': "f2" } } });
+    assert.equal(c.op, "replace");
+    assert.deepEqual(c.changes, [{ path: "data", kind: "change", old: MASK, new: MASK, secret: true, forcesReplacement: true }]);
+  });
+
+  it("reports creates and deletes by URN, and metadata.name as replace-forcing for every kind", () => {
+    const a = res("kubernetes:core/v1:Service", "svc", { metadata: { name: "a" } });
+    const b = res("kubernetes:core/v1:Service", "other", { metadata: { name: "b" } });
+    assert.deepEqual(diffResources([a], [b]).map((c) => [c.op, c.name]), [["create", "other"], ["delete", "svc"]]);
+    assert.ok(replacePaths("kubernetes:networking.k8s.io/v1:NetworkPolicy").includes("metadata.name"));
+    assert.ok(!replacePaths("pulumi:providers:kubernetes").includes("metadata.name"));
+  });
+
+  it("line-diffs embedded JSON pretty-printed", () => {
+    const d = lineDiff(JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject" }] }), JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:*" }] }));
+    assert.deepEqual(d.filter((l) => /^[-+] /.test(l)), ['-       "Action": "s3:GetObject"', '+       "Action": "s3:*"']);
+  });
+});
