@@ -65,8 +65,13 @@ function describe(issue: z.core.$ZodIssue, input: unknown): string[] {
  * Validate a stack's raw configuration (the map Pulumi gives the program: `ns:key` → string).
  * Throws ConfigError listing every problem.
  */
-export function loadConfig(raw: Record<string, string>, stack: string): StackConfig {
+export function loadConfig(raw: Record<string, string>, stack: string, secretKeys: string[] = []): StackConfig {
   const problems: string[] = [];
+  // No setting of this program keeps its value secret (passwords are generated, never
+  // configured), so a `secure:` value would be written in plaintext into tags or manifests.
+  for (const key of secretKeys) {
+    if (key.startsWith(PROJECT + ":")) problems.push(`${key} must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext`);
+  }
   const input: Record<string, unknown> = {};
   for (const [fullKey, value] of Object.entries(raw)) {
     if (!fullKey.startsWith(PROJECT + ":")) continue;
@@ -89,5 +94,9 @@ export function loadStackConfig(): StackConfig {
   // Imported lazily so tests of loadConfig need not load the Pulumi SDK.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-  return loadConfig(pulumi.runtime.allConfig(), pulumi.getStack());
+  // isConfigSecret is internal to the SDK, so read it through require.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { isConfigSecret } = require("@pulumi/pulumi/runtime/config") as { isConfigSecret(k: string): boolean };
+  const raw = pulumi.runtime.allConfig();
+  return loadConfig(raw, pulumi.getStack(), Object.keys(raw).filter((k) => isConfigSecret(k)));
 }

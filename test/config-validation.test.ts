@@ -6,9 +6,9 @@ import { ROOT } from "./helpers";
 
 const base = (): Record<string, string> => ({ ...readStackFile(ROOT, "prod").config });
 
-function problems(raw: Record<string, string>): string[] {
+function problems(raw: Record<string, string>, secretKeys: string[] = []): string[] {
   try {
-    loadConfig(raw, "test");
+    loadConfig(raw, "test", secretKeys);
   } catch (e) {
     assert.ok(e instanceof ConfigError, `expected ConfigError, got ${e}`);
     return e.problems;
@@ -79,6 +79,11 @@ describe("stack configuration", () => {
     const p = problems(raw);
     assert.ok(p.some((m) => /^triton-platform:environment must be one of .*, got nothing$/.test(m)), p.join("\n"));
     assert.ok(p.some((m) => /^triton-platform:cluster must be an object .*, got nothing$/.test(m)), p.join("\n"));
+  });
+
+  it("refuses secrets for keys that would be written in plaintext", () => {
+    const p = problems(base(), ["triton-platform:tags"]);
+    assert.deepEqual(p, ["triton-platform:tags must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext"]);
   });
 
   it("rejects a repeated zone and a tag key in the aws: namespace", () => {

@@ -43,9 +43,12 @@ function git(dir: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
-/** The base stack: the repository's dev stack plus a secure: tag value. */
+/**
+ * The base stack: the repository's dev stack plus a secure: value in another namespace
+ * (triton-platform's own keys refuse secrets: none of them would stay secret).
+ */
 function baseStack(): string {
-  return stackText(STACK).replace(/(triton-platform:tags:\n)/, "$1    owner:\n      secure: v1:AAAAbase==\n");
+  return stackText(STACK).replace(/(config:\n)/, "$1  fixture:token:\n    secure: v1:AAAAbase==\n");
 }
 
 describe("plan diff against a base revision", function () {
@@ -126,11 +129,11 @@ describe("plan diff against a base revision", function () {
     assert.ok(provider, "the kubernetes provider is updated");
     const kubeconfig = provider.changes.find((p) => p.path === "kubeconfig");
     assert.deepEqual(kubeconfig && { old: kubeconfig.old, new: kubeconfig.new, secret: kubeconfig.secret }, { old: MASK, new: MASK, secret: true });
-    assert.deepEqual(c.config, [{ key: "triton-platform:tags", secret: true, kind: "change" }]);
+    assert.deepEqual(c.config, [{ key: "fixture:token", secret: true, kind: "change" }]);
     const d: StackDiff = { stack: STACK, base: "HEAD", counts: countChanges(c.resources), resources: c.resources, config: c.config };
     const md = planMarkdown([c.head.report], new Map([[STACK, d]]), "HEAD");
     assert.match(md, /`kubeconfig`: \[secret\] changed \(secret, value not shown\)/);
-    assert.match(md, /config `triton-platform:tags`: secret changed \(value not shown\)/);
+    assert.match(md, /config `fixture:token`: secret changed \(value not shown\)/);
     const text = JSON.stringify(c.resources) + md + formatDiffText(d);
     for (const plain of ["get-token", "BBBBhead", "AAAAbase"]) assert.ok(!text.includes(plain), `${plain} is not shown`);
   });
