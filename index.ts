@@ -3,7 +3,9 @@
 import { loadStackConfig } from "./config";
 import { Cluster } from "./components/cluster";
 import { ServingNamespace } from "./components/namespace";
-import { standardLabels } from "./components/naming";
+import { standardLabels, standardTags } from "./components/naming";
+import { GpuNodeGroup } from "./components/gpu/node-group";
+import { GpuOperator, hostSoftwareOf } from "./components/gpu/operator";
 import type { ServingGroupRef } from "./components/contracts";
 
 const config = loadStackConfig();
@@ -16,8 +18,47 @@ const servingGroups: ServingGroupRef[] = config.triton.groups.map((g) => ({ name
 
 const servingNs = new ServingNamespace("triton", { name: config.triton.namespace, labels: standardLabels(config) }, k8sOpts);
 
+// GPU capacity and the GPU Operator (issue 3). gpuNodes.ref carries the security group, node
+// role, labels and taint that serving, EFS and the firewall consume.
+const gpuNodes = new GpuNodeGroup(
+  "gpu",
+  {
+    clusterName: cluster.name,
+    vpcId: cluster.vpcId,
+    clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+    region: config.region,
+    zones: config.cluster.zones,
+    amiType: config.gpu.amiType,
+    instanceTypes: config.gpu.instanceTypes,
+    gpuType: config.gpu.gpuType,
+    scaling: config.gpu.scaling,
+    rootVolumeGiB: config.gpu.rootVolumeGiB,
+    maxUnavailable: config.gpu.maxUnavailable,
+    tags: standardTags(config),
+  },
+  { provider: cluster.aws },
+);
+const gpuOperator = new GpuOperator(
+  "gpu-operator",
+  {
+    version: config.gpu.operator.version,
+    namespace: config.gpu.operator.namespace,
+    labels: standardLabels(config),
+    host: hostSoftwareOf(config.gpu.amiType),
+    serviceMonitor: config.gpu.operator.serviceMonitor,
+  },
+  // After the nodes: the release waits for its operands, which run only on GPU nodes.
+  { provider: cluster.k8s, dependsOn: [gpuNodes] },
+);
+
 export const environment = config.environment;
 export const clusterName = cluster.name;
 export const clusterEndpoint = cluster.endpoint;
 export const tritonNamespace = servingNs.name;
 export const servingGroupNames = servingGroups.map((g) => g.name);
+export const gpuNodeGroupName = gpuNodes.nodeGroup.nodeGroupName;
+export const gpuNodeSecurityGroupId = gpuNodes.securityGroupId;
+export const gpuNodeRoleArn = gpuNodes.nodeRoleArn;
+export const gpuNodeLabels = gpuNodes.labels;
+export const gpuNodeTaint = gpuNodes.taint;
+export const gpuOperatorNamespace = gpuOperator.namespace.metadata.name;

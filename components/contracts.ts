@@ -72,3 +72,17 @@ export const HPA_QUEUE_METRIC = "triton_queue_duration_us_per_request";
 /** The Envoy gateway runs in the Triton namespace with these pod labels. */
 export const GATEWAY_POD_LABELS = { "app.kubernetes.io/name": "triton-gateway" } as const;
 export const GATEWAY_PORTS = { http: 8000, grpc: 8001 } as const;
+
+// ---- GPU nodes, produced by components/gpu (GpuNodeGroup.ref) -----------------------
+/** What the GPU node group hands to the components that schedule on or talk to GPU nodes. */
+export interface GpuNodesRef {
+  /** Dedicated security group of the GPU nodes: EFS (NFS 2049) and the firewall (Triton ports) add ingress rules to it. */
+  readonly securityGroupId: pulumi.Input<string>;
+  /** IAM role of the GPU nodes. */
+  readonly nodeRoleArn: pulumi.Input<string>;
+  /** Node labels of the GPU nodes (NODE_LABEL_ROLE, NODE_LABEL_GPU_TYPE): a Triton pod's nodeSelector. */
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  /** The taint on every GPU node, and the toleration pods need for it. */
+  readonly taint: typeof GPU_TAINT;
+  readonly toleration: typeof GPU_TOLERATION;
+}

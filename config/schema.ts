@@ -2,6 +2,7 @@
 // Each top-level key is a section; later components add theirs to `sections` below.
 import { z } from "zod";
 import { dnsLabel, list, oneOf, pattern, section } from "./rules";
+import { gpuCrossChecks, gpuSection } from "./gpu";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -36,9 +37,12 @@ export const sections = {
      */
     groups: list(z.looseObject({ name: dnsLabel, canary: z.looseObject({}).optional() }), { min: 1, what: "serving group" }),
   }),
+  /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
+  gpu: gpuSection,
 };
 
-export const stackConfigSchema = z.strictObject(sections);
+// Checks that span sections; each names the key it is about.
+export const stackConfigSchema = z.strictObject(sections).superRefine(gpuCrossChecks);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = z.output<typeof stackConfigSchema> & {

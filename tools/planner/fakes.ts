@@ -45,6 +45,12 @@ export const INVOKES: Record<string, Invoke> = {
     userId: "AIDAOFFLINEPLAN",
   }),
   "aws:index/getRegion:getRegion": (_inputs, region) => ({ id: region, name: region, region, endpoint: `ec2.${region}.amazonaws.com` }),
+  // One private subnet per availability-zone filter value (components/gpu/node-group.ts).
+  "aws:ec2/getSubnets:getSubnets": (inputs) => {
+    const zones: string[] = inputs.filters?.find((f: { name: string }) => f.name === "availability-zone")?.values ?? [];
+    const ids = zones.map((z) => `subnet-0${z.slice(-1)}${"0".repeat(15)}${z.slice(-1)}`);
+    return { id: ids.join(","), ids, filters: inputs.filters, region: inputs.region };
+  },
   "aws:index/getPartition:getPartition": () => ({ id: "aws", partition: "aws", dnsSuffix: "amazonaws.com", reverseDnsPrefix: "com.amazonaws" }),
 };
 
@@ -64,7 +70,13 @@ export function computedOutputs(type: string, name: string, inputs: Record<strin
     const out: Record<string, any> = {
       arn: `arn:aws:${service}:${global ? "" : region}:${FAKE_ACCOUNT_ID}:${type.split(":")[2]?.toLowerCase()}/${name}`,
     };
-    if (type === "aws:iam/role:Role") out.arn = `arn:aws:iam::${FAKE_ACCOUNT_ID}:role/${inputs.name ?? name}`;
+    if (type === "aws:iam/role:Role") {
+      // The engine auto-names a role created without `name`; stand in for it, as for Kubernetes objects.
+      out.name = inputs.name ?? `${name}-0000000`;
+      out.arn = `arn:aws:iam::${FAKE_ACCOUNT_ID}:role/${out.name}`;
+    }
+    if (type === "aws:ec2/launchTemplate:LaunchTemplate") out.latestVersion = 1;
+    if (type === "aws:eks/nodeGroup:NodeGroup") out.nodeGroupName = inputs.nodeGroupName ?? `${name}-0000000`;
     if (type === "aws:s3/bucket:Bucket") {
       const bucket = inputs.bucket ?? `${name}-0000000`;
       Object.assign(out, { bucket, arn: `arn:aws:s3:::${bucket}`, bucketRegionalDomainName: `${bucket}.s3.${region}.amazonaws.com` });
