@@ -1,8 +1,9 @@
 // All rules of the pack, by domain. The pack's entry file and the offline planner both
 // import this list, so both run the same rules.
 import { foundationRules } from "./foundation";
+import { gpuNodeRules } from "./gpu-nodes";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules];
