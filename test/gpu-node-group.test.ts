@@ -1,0 +1,121 @@
+// Under the planner's mocks, each stack's GPU node group has the AMI type, taint, labels,
+// scaling, zones and launch template its config asks for, and exposes what other components use.
+import { strict as assert } from "node:assert";
+import * as pulumi from "@pulumi/pulumi";
+import { GPU_TAINT, NODE_LABEL_GPU_TYPE, NODE_LABEL_ROLE } from "../components/contracts";
+import { gpuLaunchTemplateArgs, resolveGpuNodeGroupArgs, type GpuNodeGroupArgs } from "../components/gpu/node-group";
+import { gpuUserData } from "../components/gpu/user-data";
+import { plan, one, ofType } from "./helpers";
+
+const NG = "aws:eks/nodeGroup:NodeGroup";
+const LT = "aws:ec2/launchTemplate:LaunchTemplate";
+
+const expected = {
+  dev: { instanceTypes: ["g4dn.xlarge"], gpuType: "nvidia-t4", scaling: [1, 1, 1], zones: 1, volume: 100 },
+  staging: { instanceTypes: ["g6.xlarge"], gpuType: "nvidia-l4", scaling: [2, 2, 4], zones: 2, volume: 200 },
+  prod: { instanceTypes: ["g6.4xlarge"], gpuType: "nvidia-l4", scaling: [3, 3, 9], zones: 3, volume: 300 },
+};
+
+describe("GPU node group", () => {
+  for (const [stack, want] of Object.entries(expected)) {
+    describe(`stack ${stack}`, () => {
+      it("uses the AL2023 NVIDIA AMI type, the configured instance types and scaling", async () => {
+        const ng = one((await plan(stack)).resources, NG);
+        assert.equal(ng.props.amiType, "AL2023_x86_64_NVIDIA");
+        assert.deepEqual(ng.props.instanceTypes, want.instanceTypes);
+        assert.deepEqual([ng.props.scalingConfig.minSize, ng.props.scalingConfig.desiredSize, ng.props.scalingConfig.maxSize], want.scaling);
+        assert.deepEqual(ng.props.updateConfig, { maxUnavailable: 1 });
+      });
+
+      it("is tainted nvidia.com/gpu NO_SCHEDULE and labelled with role and GPU type", async () => {
+        const ng = one((await plan(stack)).resources, NG);
+        assert.deepEqual(ng.props.taints, [{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
+        assert.deepEqual(ng.props.labels, { [NODE_LABEL_ROLE]: "gpu", [NODE_LABEL_GPU_TYPE]: want.gpuType });
+      });
+
+      it("spans one private subnet per configured zone", async () => {
+        const ng = one((await plan(stack)).resources, NG);
+        assert.equal(ng.props.subnetIds.length, want.zones);
+        assert.equal(new Set(ng.props.subnetIds).size, want.zones);
+      });
+
+      it("launches from its own template: IMDSv2, hop limit 2, encrypted data volume, both security groups", async () => {
+        const p = await plan(stack);
+        const ng = one(p.resources, NG);
+        const lt = one(p.resources, LT);
+        const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup");
+        assert.equal(ng.props.launchTemplate.id, `${lt.name}-id`);
+        assert.equal(ng.props.launchTemplate.version, "1");
+        assert.deepEqual(lt.props.metadataOptions, { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 2 });
+        assert.deepEqual(lt.props.blockDeviceMappings, [
+          { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: want.volume, encrypted: "true", deleteOnTermination: "true" } },
+        ]);
+        assert.equal(lt.props.imageId, undefined, "EKS picks the AMI for the AMI type");
+        assert.deepEqual(lt.props.vpcSecurityGroupIds, [`${sg.name}-id`, "sg-0c1a5e0000000000c"]);
+        assert.equal(lt.props.tagSpecifications[0].tags["triton-platform:stack"], stack);
+      });
+
+      it("has a node role with exactly the worker, CNI and ECR read-only policies", async () => {
+        const p = await plan(stack);
+        const role = one(p.resources, "aws:iam/role:Role");
+        assert.equal(JSON.parse(role.props.assumeRolePolicy).Statement[0].Principal.Service, "ec2.amazonaws.com");
+        const arns = ofType(p.resources, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").map((a) => {
+          assert.equal(a.props.role, role.props.name ?? "gpu-node-0000000");
+          return a.props.policyArn;
+        });
+        assert.deepEqual(arns.sort(), [
+          "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+          "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+          "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+        ]);
+        assert.equal(one(p.resources, NG).props.nodeRoleArn, p.outputs.gpuNodeRoleArn);
+      });
+
+      it("exports the GPU security group, node role ARN, labels and taint", async () => {
+        const p = await plan(stack);
+        const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup");
+        assert.equal(p.outputs.gpuNodeSecurityGroupId, `${sg.name}-id`);
+        assert.match(String(p.outputs.gpuNodeRoleArn), /^arn:aws:iam::123456789012:role\//);
+        assert.deepEqual(p.outputs.gpuNodeLabels, { [NODE_LABEL_ROLE]: "gpu", [NODE_LABEL_GPU_TYPE]: want.gpuType });
+        assert.deepEqual(p.outputs.gpuNodeTaint, GPU_TAINT);
+      });
+    });
+  }
+
+  describe("arguments", () => {
+    const args: GpuNodeGroupArgs = {
+      clusterName: "c",
+      vpcId: "vpc-1",
+      clusterSecurityGroupId: "sg-1",
+      region: "us-east-1",
+      zones: ["us-east-1a"],
+      instanceTypes: ["g5.xlarge"],
+      gpuType: "nvidia-a10g",
+      scaling: { min: 1, desired: 1, max: 2 },
+      tags: {},
+    };
+    it("applies the defaults once", () => {
+      const r = resolveGpuNodeGroupArgs(args);
+      assert.equal(r.amiType, "AL2023_x86_64_NVIDIA");
+      assert.equal(r.rootVolumeGiB, 200);
+      assert.equal(r.maxUnavailable, 1);
+      assert.equal(r.imdsHopLimit, 2);
+    });
+    it("Bottlerocket: sizes the data volume (/dev/xvdb), keeps the OS volume encrypted, and sends TOML", () => {
+      const lt = gpuLaunchTemplateArgs(resolveGpuNodeGroupArgs({ ...args, amiType: "BOTTLEROCKET_x86_64_NVIDIA", rootVolumeGiB: 250 }), ["sg-a"]);
+      assert.deepEqual(lt.blockDeviceMappings, [
+        { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" } },
+        { deviceName: "/dev/xvdb", ebs: { volumeType: "gp3", volumeSize: 250, encrypted: "true", deleteOnTermination: "true" } },
+      ]);
+      assert.equal(Buffer.from(lt.userData as string, "base64").toString("utf8"), gpuUserData("bottlerocket"));
+    });
+    it("rejects inconsistent scaling and a hop limit above 2 with the property named", () => {
+      assert.throws(() => resolveGpuNodeGroupArgs({ ...args, scaling: { min: 2, desired: 1, max: 3 } }), (e: unknown) => {
+        assert.ok(e instanceof pulumi.InputPropertyError);
+        assert.equal(e.propertyPath, "scaling");
+        return true;
+      });
+      assert.throws(() => resolveGpuNodeGroupArgs({ ...args, imdsHopLimit: 3 }), /node role/);
+    });
+  });
+});

@@ -1,0 +1,66 @@
+// The GPU Operator installs only what the node image lacks, tolerates the GPU taint everywhere,
+// and sets the dcgm-exporter ServiceMonitor explicitly.
+import { strict as assert } from "node:assert";
+import { GPU_TOLERATION } from "../components/contracts";
+import { gpuOperatorValues, hostSoftwareOf, resolveGpuOperatorArgs, type GpuOperatorArgs } from "../components/gpu/operator";
+import { GPU_AMI_TYPE_NAMES } from "../components/upstream/eks";
+import { plan, one } from "./helpers";
+
+const base: GpuOperatorArgs = { version: "v25.10.1", labels: {}, host: hostSoftwareOf("AL2023_x86_64_NVIDIA") };
+const values = (a: Partial<GpuOperatorArgs>) => gpuOperatorValues(resolveGpuOperatorArgs({ ...base, ...a })) as any;
+const tol = { key: GPU_TOLERATION.key, operator: GPU_TOLERATION.operator, effect: GPU_TOLERATION.effect };
+
+describe("GPU Operator values", () => {
+  it("EKS NVIDIA AMIs: driver and toolkit off (the AMI ships them)", () => {
+    for (const t of GPU_AMI_TYPE_NAMES) {
+      const v = values({ host: hostSoftwareOf(t) });
+      assert.deepEqual(v.driver, { enabled: false }, t);
+      assert.deepEqual(v.toolkit, { enabled: false }, t);
+    }
+  });
+
+  it("device plugin on for AL2/AL2023, off on Bottlerocket (which runs its own)", () => {
+    assert.equal(values({ host: hostSoftwareOf("AL2023_x86_64_NVIDIA") }).devicePlugin.enabled, true);
+    assert.equal(values({ host: hostSoftwareOf("AL2_x86_64_GPU") }).devicePlugin.enabled, true);
+    assert.equal(values({ host: hostSoftwareOf("BOTTLEROCKET_x86_64_NVIDIA") }).devicePlugin.enabled, false);
+  });
+
+  it("a plain image: driver and toolkit on, with the driver version pinned", () => {
+    const v = values({ host: { driver: false, toolkit: false, devicePlugin: false }, driverVersion: "580.105.08" });
+    assert.deepEqual(v.driver, { enabled: true, version: "580.105.08" });
+    assert.deepEqual(v.toolkit, { enabled: true });
+  });
+
+  it("refuses an unpinned driver on a plain image, and a driver version the image would ignore", () => {
+    assert.throws(
+      () => values({ host: { driver: false, toolkit: false, devicePlugin: false } }),
+      (e: any) => e.propertyPath === "driverVersion" && /must pin/.test(e.message),
+    );
+    assert.throws(() => values({ driverVersion: "580.105.08" }), /must not be set when the node image ships its driver/);
+  });
+
+  it("dcgm-exporter on, its ServiceMonitor set explicitly either way", () => {
+    assert.deepEqual(values({}).dcgmExporter, { enabled: true, serviceMonitor: { enabled: true } });
+    assert.deepEqual(values({ serviceMonitor: false }).dcgmExporter, { enabled: true, serviceMonitor: { enabled: false } });
+  });
+
+  it("operator, operand DaemonSets and NFD worker tolerate the GPU taint", () => {
+    const v = values({});
+    assert.deepEqual(v.operator.tolerations, [tol]);
+    assert.deepEqual(v.daemonsets.tolerations, [tol]);
+    assert.deepEqual(v["node-feature-discovery"].worker.tolerations, [tol]);
+  });
+
+  it("prod plans a pinned release from NVIDIA's repository in a privileged namespace of its own", async () => {
+    const p = await plan("prod");
+    const rel = one(p.resources, "kubernetes:helm.sh/v3:Release");
+    assert.equal(rel.props.chart, "gpu-operator");
+    assert.equal(rel.props.version, "v25.10.1");
+    assert.equal(rel.props.repositoryOpts.repo, "https://helm.ngc.nvidia.com/nvidia");
+    assert.equal(rel.props.namespace, "gpu-operator");
+    assert.equal(rel.props.values.driver.enabled, false);
+    const ns = p.resources.find((r) => r.type === "kubernetes:core/v1:Namespace" && r.props.metadata.name === "gpu-operator");
+    assert.equal(ns?.props.metadata.labels["pod-security.kubernetes.io/enforce"], "privileged");
+    assert.equal(ns?.props.metadata.labels["app.kubernetes.io/part-of"], "triton-platform");
+  });
+});

@@ -1,0 +1,113 @@
+// Each gpu-nodes rule fires on a broken resource and stays silent on the compliant prod plan.
+import { strict as assert } from "node:assert";
+import { gpuNodeRules } from "../policies/rules/gpu-nodes";
+import { evaluatePolicies } from "../tools/planner/policy";
+import type { RecordedResource } from "../tools/planner";
+import { plan } from "./helpers";
+
+const rule = (name: string) => {
+  const r = gpuNodeRules.find((x) => x.name === name);
+  if (!r) throw new Error(`no rule ${name}`);
+  return r;
+};
+
+/** The prod plan's resources, deep-copied, with `edit` applied to the first resource of `type`. */
+async function prodWith(type: string, edit: (props: Record<string, any>, r: RecordedResource) => void): Promise<RecordedResource[]> {
+  const resources: RecordedResource[] = JSON.parse(JSON.stringify((await plan("prod")).resources));
+  const target = resources.find((r) => r.type === type);
+  if (!target) throw new Error(`no ${type} in the prod plan`);
+  edit(target.props, target);
+  return resources;
+}
+
+async function violations(name: string, resources?: RecordedResource[], cfg: Record<string, any> = {}) {
+  const rs = resources ?? (await plan("prod")).resources;
+  return (await evaluatePolicies([rule(name)], rs, cfg)).map((v) => v.message);
+}
+
+const NG = "aws:eks/nodeGroup:NodeGroup";
+const LT = "aws:ec2/launchTemplate:LaunchTemplate";
+const REL = "kubernetes:helm.sh/v3:Release";
+
+describe("gpu-nodes policy rules", () => {
+  it("every rule is advisory in the pack and names what it prevents", () => {
+    for (const r of gpuNodeRules) {
+      assert.equal(r.enforcementLevel, "advisory", r.name);
+      assert.equal(r.domain, "gpu-nodes");
+      assert.ok(r.prevents.length > 20 && r.remediationSteps, r.name);
+    }
+  });
+
+  for (const r of gpuNodeRules) {
+    it(`${r.name} is silent on the prod plan`, async () => {
+      assert.deepEqual(await violations(r.name), []);
+    });
+  }
+
+  it("gpu-nodegroup-tainted fires on a GPU node group without the taint", async () => {
+    const v = await violations("gpu-nodegroup-tainted", await prodWith(NG, (p) => (p.taints = [{ key: "nvidia.com/gpu", value: "true", effect: "PREFER_NO_SCHEDULE" }])));
+    assert.equal(v.length, 1);
+    assert.match(v[0], /NodeGroup gpu: taints lacks \{key: "nvidia\.com\/gpu", effect: "NO_SCHEDULE"\}, got .*PREFER_NO_SCHEDULE/);
+  });
+
+  it("gpu-nodegroup-max-unavailable fires on 2 nodes or a percentage, and follows its max setting", async () => {
+    let v = await violations("gpu-nodegroup-max-unavailable", await prodWith(NG, (p) => (p.updateConfig = { maxUnavailable: 2 })));
+    assert.match(v[0], /updateConfig\.maxUnavailable must be <= 1, got 2/);
+    v = await violations("gpu-nodegroup-max-unavailable", await prodWith(NG, (p) => (p.updateConfig = { maxUnavailablePercentage: 33 })));
+    assert.match(v[0], /maxUnavailablePercentage is 33/);
+    v = await violations("gpu-nodegroup-max-unavailable", await prodWith(NG, (p) => (p.updateConfig = { maxUnavailable: 2 })), {
+      "gpu-nodegroup-max-unavailable": { max: 2 },
+    });
+    assert.deepEqual(v, []);
+  });
+
+  it("launch-template-imdsv2 fires on optional tokens and on a hop limit above 2", async () => {
+    const v = await violations(
+      "launch-template-imdsv2",
+      await prodWith(LT, (p) => (p.metadataOptions = { httpEndpoint: "enabled", httpTokens: "optional", httpPutResponseHopLimit: 3 })),
+    );
+    assert.equal(v.length, 2);
+    assert.match(v[0], /LaunchTemplate gpu: metadataOptions\.httpTokens must be "required", got "optional"/);
+    assert.match(v[1], /httpPutResponseHopLimit must be <= 2, got 3/);
+  });
+
+  it("launch-template-encrypted-volumes fires on an unencrypted volume and on no mappings", async () => {
+    let v = await violations("launch-template-encrypted-volumes", await prodWith(LT, (p) => (p.blockDeviceMappings[0].ebs.encrypted = "false")));
+    assert.match(v[0], /blockDeviceMappings\[0\] \(\/dev\/xvda\)\.ebs\.encrypted must be "true", got "false"/);
+    v = await violations("launch-template-encrypted-volumes", await prodWith(LT, (p) => delete p.blockDeviceMappings));
+    assert.match(v[0], /blockDeviceMappings is empty/);
+  });
+
+  it("gpu-operator-chart-pinned fires on a missing version or another repository", async () => {
+    const v = await violations(
+      "gpu-operator-chart-pinned",
+      await prodWith(REL, (p) => {
+        delete p.version;
+        p.repositoryOpts.repo = "https://example.com/charts";
+      }),
+    );
+    assert.equal(v.length, 2);
+    assert.match(v[0], /Release gpu-operator: version must be an exact chart version, got nothing/);
+    assert.match(v[1], /repositoryOpts\.repo must be https:\/\/helm\.ngc\.nvidia\.com\/nvidia/);
+  });
+
+  it("gpu-operator-matches-node-image fires when the operator would install the AMI's driver, or a second device plugin on Bottlerocket", async () => {
+    let v = await violations("gpu-operator-matches-node-image", await prodWith(REL, (p) => (p.values.driver = { enabled: true, version: "580.105.08" })));
+    assert.deepEqual(v, ["Release gpu-operator: values.driver.enabled must be false because AL2023_x86_64_NVIDIA nodes ship it, got true"]);
+    v = await violations("gpu-operator-matches-node-image", await prodWith(NG, (p) => (p.amiType = "BOTTLEROCKET_x86_64_NVIDIA")));
+    assert.deepEqual(v, ["Release gpu-operator: values.devicePlugin.enabled must be false because BOTTLEROCKET_x86_64_NVIDIA nodes ship it, got true"]);
+  });
+
+  it("gpu-node-role-least-privilege fires on an extra managed policy and on inline policies", async () => {
+    const v = await violations(
+      "gpu-node-role-least-privilege",
+      await prodWith("aws:iam/rolePolicyAttachment:RolePolicyAttachment", (p) => (p.policyArn = "arn:aws:iam::aws:policy/AmazonS3FullAccess")),
+    );
+    assert.deepEqual(v, [`RolePolicyAttachment gpu-node-AmazonEKSWorkerNodePolicy: policyArn "arn:aws:iam::aws:policy/AmazonS3FullAccess" is not one of the worker node policies`]);
+    const inline = await violations(
+      "gpu-node-role-least-privilege",
+      await prodWith("aws:iam/role:Role", (p) => (p.inlinePolicies = [{ name: "s3", policy: "{}" }])),
+    );
+    assert.match(inline[0], /Role gpu-node: inlinePolicies must be empty, got 1/);
+  });
+});

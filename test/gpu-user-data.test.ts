@@ -1,0 +1,76 @@
+// The user data of each AMI family parses as what EKS expects (MIME multi-part for AL2/AL2023,
+// TOML for Bottlerocket) and carries the host tuning: THP off, vm.swappiness=1, no swap.
+import { strict as assert } from "node:assert";
+import { spawnSync } from "node:child_process";
+import * as yaml from "js-yaml";
+import { gpuUserData, HOST_TUNING } from "../components/gpu/user-data";
+import { GPU_AMI_TYPES, GPU_AMI_TYPE_NAMES, NODEADM } from "../components/upstream/eks";
+import { plan, one } from "./helpers";
+
+async function parseMime(text: string): Promise<{ mimeType: string; body: string }[]> {
+  const PostalMime = (await import("postal-mime")).default;
+  const email = await PostalMime.parse(text);
+  return email.attachments.map((a) => ({
+    mimeType: a.mimeType,
+    body: typeof a.content === "string" ? a.content : Buffer.from(a.content as ArrayBuffer).toString("utf8"),
+  }));
+}
+
+async function parseToml(text: string): Promise<any> {
+  const { parse } = await import("smol-toml");
+  return parse(text);
+}
+
+/** The tuning as the shell part applies it. */
+function assertShellTuning(script: string): void {
+  assert.match(script, /^#!\/bin\/bash\n/);
+  assert.match(script, new RegExp(`^vm\\.swappiness = ${HOST_TUNING.swappiness}$`, "m"));
+  assert.match(script, /echo never > \/sys\/kernel\/mm\/transparent_hugepage\/enabled/);
+  assert.match(script, /systemctl enable --now triton-platform-thp\.service/);
+  assert.match(script, /^swapoff -a$/m);
+  const syntax = spawnSync("bash", ["-n"], { input: script, encoding: "utf8" });
+  assert.equal(syntax.status, 0, `bash -n: ${syntax.stderr}`);
+}
+
+describe("GPU node user data", () => {
+  it("AL2023: MIME multi-part with a nodeadm NodeConfig part and a shell tuning part", async () => {
+    const parts = await parseMime(gpuUserData("al2023"));
+    assert.deepEqual(parts.map((p) => p.mimeType), [NODEADM.contentType, "text/x-shellscript"]);
+    const nodeConfig = yaml.load(parts[0].body) as any;
+    assert.equal(nodeConfig.apiVersion, "node.eks.aws/v1alpha1");
+    assert.equal(nodeConfig.kind, "NodeConfig");
+    // Partial: EKS supplies the cluster section; ours must not fight it.
+    assert.equal(nodeConfig.spec.cluster, undefined);
+    assert.equal(nodeConfig.spec.kubelet.config.shutdownGracePeriod, "45s");
+    assertShellTuning(parts[1].body);
+  });
+
+  it("AL2: MIME multi-part with the shell tuning part (EKS appends bootstrap.sh)", async () => {
+    const parts = await parseMime(gpuUserData("al2"));
+    assert.deepEqual(parts.map((p) => p.mimeType), ["text/x-shellscript"]);
+    assertShellTuning(parts[0].body);
+  });
+
+  it("Bottlerocket: TOML settings with swappiness and THP off on the kernel command line", async () => {
+    const doc = await parseToml(gpuUserData("bottlerocket"));
+    assert.equal(doc.settings.kernel.sysctl["vm.swappiness"], String(HOST_TUNING.swappiness));
+    assert.deepEqual(doc.settings.boot["kernel-parameters"].transparent_hugepage, ["never"]);
+    assert.equal(doc.settings.boot["reboot-to-reconcile"], true);
+    // Only settings: anything else makes Bottlerocket's settings generation fail at boot.
+    assert.deepEqual(Object.keys(doc), ["settings"]);
+  });
+
+  it("every AMI type's family has user data that parses", async () => {
+    for (const t of GPU_AMI_TYPE_NAMES) {
+      const text = gpuUserData(GPU_AMI_TYPES[t].family);
+      if (GPU_AMI_TYPES[t].family === "bottlerocket") await parseToml(text);
+      else assert.ok((await parseMime(text)).length >= 1, t);
+    }
+  });
+
+  it("the planned launch template carries the AL2023 user data, base64-encoded", async () => {
+    const p = await plan("prod");
+    const lt = one(p.resources, "aws:ec2/launchTemplate:LaunchTemplate");
+    assert.equal(Buffer.from(lt.props.userData, "base64").toString("utf8"), gpuUserData("al2023"));
+  });
+});
