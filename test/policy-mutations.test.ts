@@ -50,6 +50,41 @@ export const MUTATIONS: Mutation[] = [
     breaks: "moves the Triton namespace to the default Kubernetes provider",
     mutate: (rs) => (first(rs, "kubernetes:core/v1:Namespace").provider = null),
   },
+  {
+    rule: "gpu-nodegroup-tainted",
+    breaks: "removes the nvidia.com/gpu taint from the GPU node group",
+    mutate: (rs) => (first(rs, "aws:eks/nodeGroup:NodeGroup").props.taints = []),
+  },
+  {
+    rule: "gpu-nodegroup-max-unavailable",
+    breaks: "lets a GPU node group rollout take two nodes out at once",
+    mutate: (rs) => (first(rs, "aws:eks/nodeGroup:NodeGroup").props.updateConfig = { maxUnavailable: 2 }),
+  },
+  {
+    rule: "launch-template-imdsv2",
+    breaks: "makes IMDSv2 tokens optional on the GPU launch template",
+    mutate: (rs) => (first(rs, "aws:ec2/launchTemplate:LaunchTemplate").props.metadataOptions.httpTokens = "optional"),
+  },
+  {
+    rule: "launch-template-encrypted-volumes",
+    breaks: "turns off encryption of the GPU nodes' data volume",
+    mutate: (rs) => (first(rs, "aws:ec2/launchTemplate:LaunchTemplate").props.blockDeviceMappings[0].ebs.encrypted = "false"),
+  },
+  {
+    rule: "gpu-operator-chart-pinned",
+    breaks: "unpins the GPU Operator chart version",
+    mutate: (rs) => delete first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "gpu-operator").props.version,
+  },
+  {
+    rule: "gpu-operator-matches-node-image",
+    breaks: "has the GPU Operator install a driver on AL2023 NVIDIA nodes that ship one",
+    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "gpu-operator").props.values.driver = { enabled: true, version: "580.105.08" }),
+  },
+  {
+    rule: "gpu-node-role-least-privilege",
+    breaks: "attaches AmazonS3FullAccess to the GPU node role",
+    mutate: (rs) => (first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::aws:policy/AmazonS3FullAccess"),
+  },
 ];
 
 function runPolicy(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
