@@ -6,6 +6,7 @@ import { ServingNamespace } from "./components/namespace";
 import { standardLabels, standardTags } from "./components/naming";
 import { GpuNodeGroup } from "./components/gpu/node-group";
 import { GpuOperator, hostSoftwareOf } from "./components/gpu/operator";
+import { ModelRepository } from "./components/model-repository";
 import type { ServingGroupRef } from "./components/contracts";
 
 const config = loadStackConfig();
@@ -51,6 +52,22 @@ const gpuOperator = new GpuOperator(
   { provider: cluster.k8s, dependsOn: [gpuNodes] },
 );
 
+// Model repository (S3 + IRSA, or EFS): what the serving groups read their models from.
+const modelRepository = new ModelRepository(
+  "model-repository",
+  {
+    ...config.modelRepository,
+    namespace: servingNs.name,
+    labels: standardLabels(config),
+    clusterRegion: config.region,
+    oidcIssuerUrl: cluster.oidcIssuerUrl,
+    vpcId: cluster.vpcId,
+    // NFS is admitted from the GPU nodes' own security group only.
+    nodeSecurityGroupId: gpuNodes.ref.securityGroupId,
+  },
+  { providers: [cluster.aws, cluster.k8s] },
+);
+
 export const environment = config.environment;
 export const clusterName = cluster.name;
 export const clusterEndpoint = cluster.endpoint;
@@ -62,3 +79,12 @@ export const gpuNodeRoleArn = gpuNodes.nodeRoleArn;
 export const gpuNodeLabels = gpuNodes.labels;
 export const gpuNodeTaint = gpuNodes.taint;
 export const gpuOperatorNamespace = gpuOperator.namespace.metadata.name;
+export const modelRepositoryUri = modelRepository.uri;
+// Backend-specific details (absent keys are simply not exported).
+export const modelRepositoryDetails = {
+  bucketName: modelRepository.bucketName,
+  readerRoleArn: modelRepository.readerRoleArn,
+  publisherRoleArn: modelRepository.publisherRoleArn,
+  fileSystemId: modelRepository.fileSystemId,
+  serviceAccountName: modelRepository.binding.serviceAccountName,
+};

@@ -86,3 +86,8 @@ export interface GpuNodesRef {
   readonly taint: typeof GPU_TAINT;
   readonly toleration: typeof GPU_TOLERATION;
 }
+
+// ---- Triton's user (image nvcr.io/nvidia/tritonserver ships user triton-server) -----
+/** uid/gid of the tritonserver image's user: pods run as it, and the EFS access point writes as it. */
+export const TRITON_UID = 1000;
+export const TRITON_GID = 1000;

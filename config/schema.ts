@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { dnsLabel, list, oneOf, pattern, section } from "./rules";
 import { gpuCrossChecks, gpuSection } from "./gpu";
+import { modelRepositorySection } from "./model-repository";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -39,6 +40,8 @@ export const sections = {
   }),
   /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
   gpu: gpuSection,
+  /** Where Triton's models live and how it reads them (components/model-repository). */
+  modelRepository: modelRepositorySection,
 };
 
 // Checks that span sections; each names the key it is about.

@@ -54,6 +54,11 @@ export const INVOKES: Record<string, Invoke> = {
   "aws:index/getPartition:getPartition": () => ({ id: "aws", partition: "aws", dnsSuffix: "amazonaws.com", reverseDnsPrefix: "com.amazonaws" }),
 };
 
+/** The name AWS gives a bucket: `bucket` as given, else `bucketPrefix` plus a suffix. */
+function fakeBucketName(name: string, inputs: Record<string, any>): string {
+  return inputs.bucket ?? (inputs.bucketPrefix ? `${inputs.bucketPrefix}00000000000000000000000000` : `${name}-0000000`);
+}
+
 /** AWS service of a type token, for fake ARNs: "aws:s3/bucket:Bucket" → "s3". */
 function awsService(type: string): string {
   return type.split(":")[1]?.split("/")[0] ?? "unknown";
@@ -77,8 +82,11 @@ export function computedOutputs(type: string, name: string, inputs: Record<strin
     }
     if (type === "aws:ec2/launchTemplate:LaunchTemplate") out.latestVersion = 1;
     if (type === "aws:eks/nodeGroup:NodeGroup") out.nodeGroupName = inputs.nodeGroupName ?? `${name}-0000000`;
+    if (type === "aws:kms/key:Key") {
+      Object.assign(out, { keyId: "00000000-0000-4000-8000-000000000000", arn: `arn:aws:kms:${inputs.region ?? region}:${FAKE_ACCOUNT_ID}:key/00000000-0000-4000-8000-000000000000` });
+    }
     if (type === "aws:s3/bucket:Bucket") {
-      const bucket = inputs.bucket ?? `${name}-0000000`;
+      const bucket = fakeBucketName(name, inputs);
       Object.assign(out, { bucket, arn: `arn:aws:s3:::${bucket}`, bucketRegionalDomainName: `${bucket}.s3.${region}.amazonaws.com` });
     }
     return out;
@@ -95,6 +103,9 @@ export function fakeId(type: string, name: string, inputs: Record<string, any>):
   if (type.startsWith("kubernetes:") && inputs.metadata?.name) {
     return inputs.metadata.namespace ? `${inputs.metadata.namespace}/${inputs.metadata.name}` : inputs.metadata.name;
   }
-  if (type === "aws:s3/bucket:Bucket" && inputs.bucket) return inputs.bucket;
+  if (type === "aws:efs/fileSystem:FileSystem") return "fs-0e1f5000000000000";
+  if (type === "aws:efs/accessPoint:AccessPoint") return "fsap-0e1f5a00000000000";
+  // A bucket's id is its name (the settings resources take bucket.id as the bucket name).
+  if (type === "aws:s3/bucket:Bucket") return fakeBucketName(name, inputs);
   return `${name}-id`;
 }

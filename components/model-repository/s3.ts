@@ -1,0 +1,75 @@
+// The hardened bucket's settings as plain resource arguments (aws v7 splits them into one
+// resource per concern). Generic over the value type so tests pass strings and the
+// component passes Outputs; either way the result is plain data.
+
+export interface BucketHardening<T> {
+  versioning: { bucket: T; versioningConfiguration: { status: "Enabled" } };
+  encryption: {
+    bucket: T;
+    rules: { applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms"; kmsMasterKeyId: T }; bucketKeyEnabled: boolean }[];
+  };
+  publicAccessBlock: { bucket: T; blockPublicAcls: true; blockPublicPolicy: true; ignorePublicAcls: true; restrictPublicBuckets: true };
+  ownership: { bucket: T; rule: { objectOwnership: "BucketOwnerEnforced" } };
+  lifecycle: {
+    bucket: T;
+    rules: {
+      id: string;
+      status: "Enabled";
+      filter: Record<string, never>;
+      noncurrentVersionExpiration: { noncurrentDays: number };
+      abortIncompleteMultipartUpload: { daysAfterInitiation: number };
+    }[];
+  };
+}
+
+/** Days after which an unfinished multipart upload (a half-pushed model) is removed. */
+export const ABORT_MULTIPART_DAYS = 7;
+
+export function bucketHardening<T>(bucket: T, kmsKeyArn: T, noncurrentVersionDays: number): BucketHardening<T> {
+  return {
+    // Versioning: an overwritten or deleted model version can be restored (rollback of a bad push).
+    versioning: { bucket, versioningConfiguration: { status: "Enabled" } },
+    encryption: {
+      bucket,
+      rules: [
+        {
+          // SSE-KMS with our key: reading needs kms:Decrypt too, so a leaked S3-only grant is not enough.
+          applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: kmsKeyArn },
+          // Bucket key: Triton loads thousands of files at start-up; per-object KMS calls would throttle and cost.
+          bucketKeyEnabled: true,
+        },
+      ],
+    },
+    // All four blocks: no ACL or policy can ever make model weights public.
+    publicAccessBlock: { bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
+    // BucketOwnerEnforced disables ACLs: objects the CI uploads belong to the bucket owner, access is IAM only.
+    ownership: { bucket, rule: { objectOwnership: "BucketOwnerEnforced" } },
+    lifecycle: {
+      bucket,
+      rules: [
+        {
+          id: "expire-noncurrent-versions",
+          status: "Enabled",
+          // Empty filter: the whole bucket.
+          filter: {},
+          // Old versions are kept long enough to roll back, not forever (model weights are large).
+          noncurrentVersionExpiration: { noncurrentDays: noncurrentVersionDays },
+          abortIncompleteMultipartUpload: { daysAfterInitiation: ABORT_MULTIPART_DAYS },
+        },
+      ],
+    },
+  };
+}
+
+/** What Triton's --model-repository takes for an S3 repository. */
+export function s3ModelRepositoryUri(bucket: string, prefix: string): string {
+  return `s3://${bucket}/${prefix}`;
+}
+
+/**
+ * Environment Triton needs to read the bucket: AWS_DEFAULT_REGION only when the bucket
+ * is not in the cluster's region (the SDK would otherwise address the wrong regional endpoint).
+ */
+export function s3ReaderEnv(bucketRegion: string, clusterRegion: string): { name: string; value: string }[] {
+  return bucketRegion === clusterRegion ? [] : [{ name: "AWS_DEFAULT_REGION", value: bucketRegion }];
+}
