@@ -2,8 +2,9 @@
 // import this list, so both run the same rules.
 import { foundationRules } from "./foundation";
 import { gpuNodeRules } from "./gpu-nodes";
+import { modelRepositoryRules } from "./model-repository";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules];

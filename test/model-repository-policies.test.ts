@@ -1,0 +1,145 @@
+// The model repository's policy rules: each stays silent on the planned (compliant) prod
+// stack and fires when one property of it is broken, naming the resource and the value.
+import { strict as assert } from "node:assert";
+import { plan } from "./helpers";
+import { rules } from "../policies/rules";
+import { evaluatePolicies, type Violation } from "../tools/planner/policy";
+import type { RecordedResource } from "../tools/planner";
+
+type Mutate = (rs: RecordedResource[]) => RecordedResource[] | void;
+
+let compliant: RecordedResource[];
+
+async function violations(policy: string, mutate?: Mutate): Promise<Violation[]> {
+  let rs: RecordedResource[] = JSON.parse(JSON.stringify(compliant));
+  if (mutate) rs = mutate(rs) ?? rs;
+  const found = await evaluatePolicies(rules, rs, { all: "mandatory" });
+  return found.filter((v) => v.policy === policy);
+}
+
+const byType = (rs: RecordedResource[], type: string, name?: string) => {
+  const r = rs.find((x) => x.type === type && (name === undefined || x.name === name));
+  assert.ok(r, `${type} ${name ?? ""} in the plan`);
+  return r;
+};
+const without = (type: string): Mutate => (rs) => rs.filter((r) => r.type !== type);
+const SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration";
+const VERSIONING = "aws:s3/bucketVersioning:BucketVersioning";
+const PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock";
+const BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy";
+
+function workload(kind: string, env: { name: string; value?: string }[]): RecordedResource {
+  const pod = { containers: [{ name: "tritonserver", image: "nvcr.io/nvidia/tritonserver:25.01-py3", env }] };
+  const spec =
+    kind === "Pod" ? pod : kind === "CronJob" ? { schedule: "@daily", jobTemplate: { spec: { template: { spec: pod } } } } : { selector: {}, template: { spec: pod } };
+  return {
+    urn: `urn:pulumi:prod::triton-platform::kubernetes:x:${kind}::w`,
+    type: `kubernetes:x:${kind}`,
+    name: "w",
+    custom: true,
+    parent: null,
+    provider: null,
+    dependencies: [],
+    props: { apiVersion: "apps/v1", kind, metadata: { name: "vision" }, spec },
+  };
+}
+
+describe("model repository policies", () => {
+  before(async () => {
+    compliant = (await plan("prod")).resources;
+  });
+
+  describe("s3-bucket-encrypted", () => {
+    it("is silent on the planned bucket", async () => assert.deepEqual(await violations("s3-bucket-encrypted"), []));
+    it("fires when the bucket has no encryption configuration", async () => {
+      const [v] = await violations("s3-bucket-encrypted", without(SSE));
+      assert.match(v.message, /S3 bucket model-repository-bucket has no BucketServerSideEncryptionConfiguration/);
+    });
+    it("fires on SSE-S3 (AES256) instead of KMS, naming the value", async () => {
+      const [v] = await violations("s3-bucket-encrypted", (rs) => {
+        byType(rs, SSE).props.rules[0].applyServerSideEncryptionByDefault.sseAlgorithm = "AES256";
+      });
+      assert.match(v.message, /sseAlgorithm is \["AES256"\], expected "aws:kms"/);
+    });
+  });
+
+  describe("s3-bucket-versioned", () => {
+    it("is silent on the planned bucket", async () => assert.deepEqual(await violations("s3-bucket-versioned"), []));
+    it("fires when versioning is suspended", async () => {
+      const [v] = await violations("s3-bucket-versioned", (rs) => {
+        byType(rs, VERSIONING).props.versioningConfiguration.status = "Suspended";
+      });
+      assert.match(v.message, /versioningConfiguration\.status is "Suspended", expected "Enabled"/);
+    });
+    it("fires when there is no versioning resource", async () => assert.equal((await violations("s3-bucket-versioned", without(VERSIONING))).length, 1));
+  });
+
+  describe("s3-public-access-blocked", () => {
+    it("is silent on the planned bucket", async () => assert.deepEqual(await violations("s3-public-access-blocked"), []));
+    it("fires when one of the four blocks is off, naming it", async () => {
+      const [v] = await violations("s3-public-access-blocked", (rs) => {
+        byType(rs, PAB).props.restrictPublicBuckets = false;
+      });
+      assert.match(v.message, /restrictPublicBuckets is false; all four must be true/);
+    });
+    it("fires when the block is missing", async () => assert.equal((await violations("s3-public-access-blocked", without(PAB))).length, 1));
+  });
+
+  describe("s3-tls-only", () => {
+    it("is silent on the planned bucket", async () => assert.deepEqual(await violations("s3-tls-only"), []));
+    it("fires when the bucket policy does not deny insecure transport", async () => {
+      const [v] = await violations("s3-tls-only", (rs) => {
+        const p = byType(rs, BUCKET_POLICY);
+        const doc = JSON.parse(p.props.policy);
+        doc.Statement = doc.Statement.filter((s: { Sid: string }) => s.Sid !== "DenyInsecureTransport");
+        p.props.policy = JSON.stringify(doc);
+      });
+      assert.match(v.message, /no statement of model-repository-tls-only policy denies .*aws:SecureTransport/);
+    });
+    it("fires when there is no bucket policy", async () => assert.equal((await violations("s3-tls-only", without(BUCKET_POLICY))).length, 1));
+  });
+
+  describe("iam-no-wildcard-s3-resource", () => {
+    it("is silent on the planned reader and publisher roles", async () => assert.deepEqual(await violations("iam-no-wildcard-s3-resource"), []));
+    it('fires on an S3 action allowed on Resource "*", naming the statement', async () => {
+      const [v] = await violations("iam-no-wildcard-s3-resource", (rs) => {
+        const p = byType(rs, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader");
+        const doc = JSON.parse(p.props.policy);
+        doc.Statement[1].Resource = "*";
+        p.props.policy = JSON.stringify(doc);
+      });
+      assert.match(v.message, /model-repository-reader: policy statement "ReadModels" allows "s3:GetObject" on Resource "\*"/);
+    });
+    it("fires on a role's inline policy granting s3:* on every bucket", async () => {
+      const found = await violations("iam-no-wildcard-s3-resource", (rs) => {
+        byType(rs, "aws:iam/role:Role", "model-repository-reader").props.inlinePolicies = [
+          { name: "x", policy: JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "s3:*", Resource: "arn:aws:s3:::*" }] }) },
+        ];
+      });
+      assert.equal(found.length, 1);
+      assert.match(found[0].message, /inlinePolicies\[0\]\.policy/);
+    });
+    it('stays silent for non-S3 actions on "*" and for Deny statements', async () => {
+      const found = await violations("iam-no-wildcard-s3-resource", (rs) => {
+        const p = byType(rs, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader");
+        const doc = JSON.parse(p.props.policy);
+        doc.Statement.push({ Effect: "Allow", Action: "ec2:DescribeInstances", Resource: "*" }, { Effect: "Deny", Action: "s3:*", Resource: "*" });
+        p.props.policy = JSON.stringify(doc);
+      });
+      assert.deepEqual(found, []);
+    });
+  });
+
+  describe("no-static-aws-keys-in-pod-env", () => {
+    it("is silent on the plan and on a workload that only sets AWS_DEFAULT_REGION", async () => {
+      assert.deepEqual(await violations("no-static-aws-keys-in-pod-env"), []);
+      assert.deepEqual(await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload("StatefulSet", [{ name: "AWS_DEFAULT_REGION", value: "eu-west-1" }])]), []);
+    });
+    for (const kind of ["StatefulSet", "Deployment", "Pod", "CronJob"]) {
+      it(`fires on AWS_SECRET_ACCESS_KEY in a ${kind}`, async () => {
+        const [v] = await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload(kind, [{ name: "AWS_SECRET_ACCESS_KEY", value: "x" }])]);
+        assert.match(v.message, new RegExp(`${kind} vision: containers\\[0\\] \\(tritonserver\\) env\\[0\\] sets AWS_SECRET_ACCESS_KEY`));
+      });
+    }
+  });
+});
