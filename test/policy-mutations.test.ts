@@ -35,8 +35,9 @@ export const MUTATIONS: Mutation[] = [
     breaks: "adds an AWS resource on the default provider",
     mutate: (rs) =>
       rs.push({
-        urn: "urn:pulumi:prod::triton-platform::aws:s3/bucket:Bucket::stray",
-        type: "aws:s3/bucket:Bucket",
+        // Not a bucket: a bare bucket would (rightly) also fail the s3-* rules of model-repository.
+        urn: "urn:pulumi:prod::triton-platform::aws:ec2/securityGroup:SecurityGroup::stray",
+        type: "aws:ec2/securityGroup:SecurityGroup",
         name: "stray",
         custom: true,
         parent: rs[0].urn,
@@ -84,6 +85,65 @@ export const MUTATIONS: Mutation[] = [
     rule: "gpu-node-role-least-privilege",
     breaks: "attaches AmazonS3FullAccess to the GPU node role",
     mutate: (rs) => (first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::aws:policy/AmazonS3FullAccess"),
+  },
+  // ---- model-repository --------------------------------------------------------------
+  {
+    rule: "s3-bucket-encrypted",
+    breaks: "switches the model bucket's default encryption to SSE-S3 (AES256)",
+    mutate: (rs) =>
+      (first(rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").props.rules[0].applyServerSideEncryptionByDefault = {
+        sseAlgorithm: "AES256",
+      }),
+  },
+  {
+    rule: "s3-bucket-versioned",
+    breaks: "suspends versioning of the model bucket",
+    mutate: (rs) => (first(rs, "aws:s3/bucketVersioning:BucketVersioning").props.versioningConfiguration.status = "Suspended"),
+  },
+  {
+    rule: "s3-public-access-blocked",
+    breaks: "turns off blockPublicPolicy on the model bucket",
+    mutate: (rs) => (first(rs, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock").props.blockPublicPolicy = false),
+  },
+  {
+    rule: "s3-tls-only",
+    breaks: "drops the aws:SecureTransport deny from the bucket policy",
+    mutate: (rs) => {
+      const p = first(rs, "aws:s3/bucketPolicy:BucketPolicy");
+      const doc = JSON.parse(p.props.policy);
+      doc.Statement = doc.Statement.filter((st: { Sid?: string }) => st.Sid !== "DenyInsecureTransport");
+      p.props.policy = JSON.stringify(doc);
+    },
+  },
+  {
+    rule: "iam-no-wildcard-s3-resource",
+    breaks: 'widens the Triton reader\'s s3:GetObject to Resource "*"',
+    mutate: (rs) => {
+      const p = first(rs, "aws:iam/rolePolicy:RolePolicy", (r) => r.name === "model-repository-reader");
+      const doc = JSON.parse(p.props.policy);
+      doc.Statement.find((st: { Action: unknown }) => st.Action === "s3:GetObject").Resource = "*";
+      p.props.policy = JSON.stringify(doc);
+    },
+  },
+  {
+    rule: "no-static-aws-keys-in-pod-env",
+    breaks: "adds a pod that carries AWS_SECRET_ACCESS_KEY in its env",
+    mutate: (rs) =>
+      rs.push({
+        urn: "urn:pulumi:prod::triton-platform::kubernetes:core/v1:Pod::static-keys",
+        type: "kubernetes:core/v1:Pod",
+        name: "static-keys",
+        custom: true,
+        parent: rs[0].urn,
+        provider: first(rs, "kubernetes:core/v1:Namespace").provider,
+        dependencies: [],
+        props: {
+          apiVersion: "v1",
+          kind: "Pod",
+          metadata: { name: "static-keys", namespace: "triton", labels: { ...first(rs, "kubernetes:core/v1:Namespace").props.metadata.labels } },
+          spec: { containers: [{ name: "c", image: "busybox", env: [{ name: "AWS_SECRET_ACCESS_KEY", value: "x" }] }] },
+        },
+      }),
   },
 ];
 
