@@ -43,7 +43,7 @@ describe("GPU node group", () => {
         const p = await plan(stack);
         const ng = one(p.resources, NG);
         const lt = one(p.resources, LT);
-        const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup");
+        const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup", "gpu-nodes");
         assert.equal(ng.props.launchTemplate.id, `${lt.name}-id`);
         assert.equal(ng.props.launchTemplate.version, "1");
         assert.deepEqual(lt.props.metadataOptions, { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 2 });
@@ -57,7 +57,7 @@ describe("GPU node group", () => {
 
       it("has a node role with exactly the worker, CNI and ECR read-only policies", async () => {
         const p = await plan(stack);
-        const role = one(p.resources, "aws:iam/role:Role");
+        const role = one(p.resources, "aws:iam/role:Role", "gpu-node");
         assert.equal(JSON.parse(role.props.assumeRolePolicy).Statement[0].Principal.Service, "ec2.amazonaws.com");
         const arns = ofType(p.resources, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").map((a) => {
           assert.equal(a.props.role, role.props.name ?? "gpu-node-0000000");
@@ -73,7 +73,7 @@ describe("GPU node group", () => {
 
       it("exports the GPU security group, node role ARN, labels and taint", async () => {
         const p = await plan(stack);
-        const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup");
+        const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup", "gpu-nodes");
         assert.equal(p.outputs.gpuNodeSecurityGroupId, `${sg.name}-id`);
         assert.match(String(p.outputs.gpuNodeRoleArn), /^arn:aws:iam::123456789012:role\//);
         assert.deepEqual(p.outputs.gpuNodeLabels, { [NODE_LABEL_ROLE]: "gpu", [NODE_LABEL_GPU_TYPE]: want.gpuType });

@@ -3,13 +3,11 @@
 import { strict as assert } from "node:assert";
 import * as fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
+import { readStackFile } from "../tools/planner";
+import { ROOT } from "./helpers";
 
-const BASE: Record<string, string> = {
-  "aws:region": "us-east-1",
-  "triton-platform:environment": "dev",
-  "triton-platform:cluster": JSON.stringify({ name: "ml-dev", zones: ["us-east-1a"] }),
-  "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision" }] }),
-};
+// The dev stack's other sections (valid by the planner tests).
+const BASE: Record<string, string> = readStackFile(ROOT, "dev").config;
 
 function withRepo(mr: unknown): Record<string, string> {
   return { ...BASE, "triton-platform:modelRepository": JSON.stringify(mr) };

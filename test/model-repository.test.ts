@@ -109,7 +109,8 @@ describe("model repository", () => {
     it("annotates the Triton ServiceAccount with the reader role", () => {
       const sa = one(rs, "kubernetes:core/v1:ServiceAccount");
       assert.equal(sa.props.metadata.namespace, "triton");
-      assert.equal(sa.props.metadata.annotations[IRSA_ROLE_ANNOTATION], `arn:aws:iam::${FAKE_ACCOUNT_ID}:role/model-repository-reader`);
+      assert.match(sa.props.metadata.annotations[IRSA_ROLE_ANNOTATION], new RegExp(`^arn:aws:iam::${FAKE_ACCOUNT_ID}:role/model-repository-reader`));
+      assert.ok(sa.dependencies.includes(one(rs, "aws:iam/role:Role", "model-repository-reader").urn));
       assert.equal(sa.props.automountServiceAccountToken, false);
     });
 
@@ -128,7 +129,7 @@ describe("model repository", () => {
 
     it("creates no publisher role where it is not enabled (dev)", async () => {
       const dev = (await plan("dev")).resources;
-      assert.deepEqual(ofType(dev, "aws:iam/role:Role").map((r) => r.name), ["model-repository-reader"]);
+      assert.deepEqual(ofType(dev, "aws:iam/role:Role").map((r) => r.name).filter((n) => n.startsWith("model-repository")), ["model-repository-reader"]);
     });
   });
 
@@ -200,11 +201,11 @@ describe("model repository", () => {
       assert.equal(fs.props.encrypted, true);
       assert.match(fs.props.kmsKeyId, /^arn:aws:kms:/);
       assert.equal(ofType(rs, "aws:s3/bucket:Bucket").length, 0);
-      assert.equal(ofType(rs, "aws:iam/role:Role").length, 0, "EFS needs no IAM role for Triton");
+      assert.deepEqual(ofType(rs, "aws:iam/role:Role").filter((r) => r.name.startsWith("model-repository")), [], "EFS needs no IAM role for Triton");
     });
 
     it("puts a mount target in every configured subnet, behind the NFS security group", () => {
-      const sg = one(rs, "aws:ec2/securityGroup:SecurityGroup");
+      const sg = one(rs, "aws:ec2/securityGroup:SecurityGroup", "model-repository-nfs");
       const mts = ofType(rs, "aws:efs/mountTarget:MountTarget");
       assert.deepEqual(mts.map((m) => m.props.subnetId).sort(), ["subnet-0a00000000000000a", "subnet-0b00000000000000b"]);
       for (const m of mts) {
@@ -215,12 +216,13 @@ describe("model repository", () => {
     });
 
     it("admits only TCP 2049 from the node security group", () => {
-      assert.equal(one(rs, "aws:ec2/securityGroup:SecurityGroup").props.ingress, undefined, "no inline rules");
+      assert.equal(one(rs, "aws:ec2/securityGroup:SecurityGroup", "model-repository-nfs").props.ingress, undefined, "no inline rules");
       const rule = one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule");
       assert.deepEqual(
         { proto: rule.props.ipProtocol, from: rule.props.fromPort, to: rule.props.toPort, src: rule.props.referencedSecurityGroupId, cidr: rule.props.cidrIpv4 },
-        { proto: "tcp", from: NFS_PORT, to: NFS_PORT, src: "sg-0c1a5e0000000000c", cidr: undefined },
+        { proto: "tcp", from: NFS_PORT, to: NFS_PORT, src: "gpu-nodes-id", cidr: undefined },
       );
+      assert.ok(rule.dependencies.includes(one(rs, "aws:ec2/securityGroup:SecurityGroup", "gpu-nodes").urn), "the source is the GPU node group's security group");
     });
 
     it("roots the access point at the model folder, owned by Triton's uid/gid", () => {
@@ -253,7 +255,7 @@ describe("model repository", () => {
     });
 
     it("installs the EFS CSI driver from its pinned chart, tolerating the GPU taint", () => {
-      const rel = one(rs, "kubernetes:helm.sh/v3:Release").props;
+      const rel = one(rs, "kubernetes:helm.sh/v3:Release", "model-repository-efs-csi").props;
       assert.equal(rel.chart, EFS_CSI_CHART.chart);
       assert.match(rel.version, /^\d+\.\d+\.\d+$/);
       assert.equal(rel.repositoryOpts.repo, EFS_CSI_CHART.repo);
