@@ -7,6 +7,7 @@ import { standardLabels, standardTags } from "./components/naming";
 import { GpuNodeGroup } from "./components/gpu/node-group";
 import { GpuOperator, hostSoftwareOf } from "./components/gpu/operator";
 import { ModelRepository } from "./components/model-repository";
+import { Monitoring } from "./components/monitoring";
 import type { ServingGroupRef } from "./components/contracts";
 
 const config = loadStackConfig();
@@ -68,6 +69,19 @@ const modelRepository = new ModelRepository(
   { providers: [cluster.aws, cluster.k8s] },
 );
 
+// Observability: scrapes the serving groups' metrics Services through the contracts (not the
+// serving component's code), so it can be created before or without it.
+const monitoring = new Monitoring(
+  "monitoring",
+  {
+    labels: standardLabels(config),
+    servingNamespace: config.triton.namespace,
+    servingGroups,
+    ...config.monitoring,
+  },
+  k8sOpts,
+);
+
 export const environment = config.environment;
 export const clusterName = cluster.name;
 export const clusterEndpoint = cluster.endpoint;
@@ -88,3 +102,6 @@ export const modelRepositoryDetails = {
   fileSystemId: modelRepository.fileSystemId,
   serviceAccountName: modelRepository.binding.serviceAccountName,
 };
+export const monitoringNamespace = monitoring.namespace;
+export const grafanaAdminSecret = monitoring.grafanaAdminSecretName;
+export const prometheusUrl = monitoring.prometheusUrl;

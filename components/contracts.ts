@@ -91,3 +91,12 @@ export interface GpuNodesRef {
 /** uid/gid of the tritonserver image's user: pods run as it, and the EFS access point writes as it. */
 export const TRITON_UID = 1000;
 export const TRITON_GID = 1000;
+
+// ---- Monitoring ↔ GPU nodes ----------------------------------------------------------
+/**
+ * The monitoring component scrapes the DCGM exporter itself (job "dcgm-exporter",
+ * additionalScrapeConfigs), so the GPU Operator's own ServiceMonitor must stay off
+ * (dcgmExporter.serviceMonitor.enabled = !DCGM_SCRAPED_BY_MONITORING): two scrapes would
+ * double every GPU series and every GPU alert.
+ */
+export const DCGM_SCRAPED_BY_MONITORING = true;

@@ -1,7 +1,7 @@
 // The stack configuration: every `triton-platform:*` key, its rule and its default.
 // Each top-level key is a section; later components add theirs to `sections` below.
 import { z } from "zod";
-import { dnsLabel, list, oneOf, pattern, section } from "./rules";
+import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, quantity, section } from "./rules";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 
@@ -42,6 +42,59 @@ export const sections = {
   gpu: gpuSection,
   /** Where Triton's models live and how it reads them (components/model-repository). */
   modelRepository: modelRepositorySection,
+  /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
+  monitoring: section({
+    /** kube-prometheus-stack chart version (exact). */
+    kubePrometheusStackVersion: pinnedVersion,
+    /** prometheus-adapter chart version (exact). */
+    prometheusAdapterVersion: pinnedVersion,
+    /** How often Triton and DCGM are scraped. @default "30s" */
+    scrapeInterval: pattern(/^([1-5][0-9]s|60s|1m)$/, "must be a duration from 10s to 60s such as 15s or 30s (rate windows assume at least 4 samples in 5m)").default("30s"),
+    /** TSDB retention (Prometheus duration). @default "15d" */
+    retention: pattern(/^[1-9][0-9]*[hdwy]$/, "must be a Prometheus duration in hours, days, weeks or years such as 15d").default("15d"),
+    /** Size of each Prometheus volume, in Gi. @default "50Gi" */
+    storageSize: pattern(/^[1-9][0-9]*Gi$/, "must be a size in Gi such as 100Gi").default("50Gi"),
+    /** StorageClass of the Prometheus and Alertmanager volumes. @default the cluster's default class */
+    storageClass: dnsLabel.optional(),
+    /** Prometheus replicas (2 = an HA pair scraping the same targets). @default 1 */
+    prometheusReplicas: integer({ min: 1, max: 3 }).default(1),
+    /** Prometheus CPU/memory requests; the memory limit equals the request. */
+    prometheusResources: section({ cpu: quantity.default("500m"), memory: quantity.default("2Gi") }).default({ cpu: "500m", memory: "2Gi" }),
+    /** Alertmanager: on in staging and prod (policy monitoring-alerting-in-prod). */
+    alerting: section({
+      /** @default true */
+      enabled: bool().default(true),
+      /** Alertmanager replicas (they gossip; 3 survive a node loss without double-paging). @default 1 */
+      replicas: integer({ min: 1, max: 5 }).default(1),
+    }).default({ enabled: true, replicas: 1 }),
+    /** prometheus-adapter replicas (the HPAs stop scaling while it is down). @default 1 */
+    adapterReplicas: integer({ min: 1, max: 3 }).default(1),
+    /** Alert thresholds. */
+    thresholds: section({
+      /** Average queue time per request above which TritonQueueTimeAboveBudget fires, ms. @default 50 */
+      queueTimeBudgetMs: number({ min: 0.001 }).default(50),
+      /** Failure ratio (per reason) above which TritonInferenceFailureRatioHigh fires, 0–1. @default 0.05 */
+      failureRatio: number({ min: 0, max: 1 }).default(0.05),
+      /** p99 request latency SLO (summary quantile 0.99), ms. @default 500 */
+      p99SloMs: number({ min: 0.001 }).default(500),
+      /** How much worse (absolute ratio) the canary's failure ratio may be than the primary's. @default 0.02 */
+      canaryFailureRatioMargin: number({ min: 0, max: 1 }).default(0.02),
+      /** GPU temperature above which GpuTemperatureHigh fires, °C. @default 85 */
+      gpuTempCelsius: integer({ min: 40, max: 110 }).default(85),
+      /** GPU utilisation (15 min average) above which GpuUtilisationSaturated fires, %. @default 95 */
+      gpuUtilPercent: integer({ min: 1, max: 100 }).default(95),
+      /** Framebuffer growth under flat load above which GpuMemoryLeak fires, MiB per hour. @default 256 */
+      gpuMemoryGrowthMiBPerHour: number({ min: 1 }).default(256),
+    }).default({
+      queueTimeBudgetMs: 50,
+      failureRatio: 0.05,
+      p99SloMs: 500,
+      canaryFailureRatioMargin: 0.02,
+      gpuTempCelsius: 85,
+      gpuUtilPercent: 95,
+      gpuMemoryGrowthMiBPerHour: 256,
+    }),
+  }),
 };
 
 // Checks that span sections; each names the key it is about.

@@ -65,10 +65,14 @@ export function runTool(root: string, tool: "plan" | "policy", args: string[]): 
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Validate a manifest against the Kubernetes OpenAPI schema (kubernetes-models, ESM). */
+/**
+ * Validate a manifest against the Kubernetes OpenAPI schema (kubernetes-models, ESM);
+ * prometheus-operator kinds (monitoring.coreos.com) against the operator's CRD schemas.
+ */
 export async function validateManifest(m: { apiVersion: string; kind: string }): Promise<void> {
-  const mod = await import(`kubernetes-models/${m.apiVersion}/${m.kind}`);
+  const pkg = m.apiVersion.startsWith("monitoring.coreos.com/") ? "@kubernetes-models/prometheus-operator" : "kubernetes-models";
+  const mod = await import(`${pkg}/${m.apiVersion}/${m.kind}`);
   const Model = mod[m.kind] ?? mod.default;
-  if (!Model) throw new Error(`kubernetes-models has no ${m.apiVersion} ${m.kind}`);
+  if (!Model) throw new Error(`${pkg} has no ${m.apiVersion} ${m.kind}`);
   new Model(m).validate();
 }

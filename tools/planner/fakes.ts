@@ -91,6 +91,10 @@ export function computedOutputs(type: string, name: string, inputs: Record<strin
     }
     return out;
   }
+  if (type === "random:index/randomPassword:RandomPassword") {
+    // The provider generates `result` (a secret output); the SDK keeps it secret, so plans show MASK.
+    return { result: SECRET_PLACEHOLDER, bcryptHash: SECRET_PLACEHOLDER };
+  }
   if (type.startsWith("kubernetes:") && inputs.metadata && !inputs.metadata.name) {
     // The Kubernetes provider auto-names objects without metadata.name.
     return { metadata: { ...inputs.metadata, name: `${name}-0000000` } };

@@ -40,8 +40,17 @@ export interface StackRun {
   secretFingerprints: Record<string, Record<string, string>>;
 }
 
+/** Every scalar of a secret value replaced by MASK; its shape (keys, list lengths) kept. */
+function maskLeaves(v: any): any {
+  if (Array.isArray(v)) return v.map(maskLeaves);
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskLeaves(x)]));
+  return MASK;
+}
+
 /**
- * Replace every secret (the signature-wrapped form the mock sees) by MASK. `onSecret`, when
+ * Replace every secret (the signature-wrapped form the mock sees) by MASK. A secret object
+ * (e.g. a Secret's stringData holding one generated password) keeps its keys, so manifests
+ * stay schema-valid and tests can see which keys exist, never the values. `onSecret`, when
  * given, sees each secret's path and real value (to fingerprint it, never to keep it).
  */
 export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value: unknown) => void, at: (string | number)[] = []): any {
@@ -49,7 +58,7 @@ export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value
   if (v !== null && typeof v === "object") {
     if (v[specialSigKey] === specialSecretSig) {
       onSecret?.(at, v.value);
-      return MASK;
+      return maskLeaves(v.value);
     }
     const out: Record<string, any> = {};
     for (const [k, x] of Object.entries(v)) out[k] = maskSecrets(x, onSecret, [...at, k]);

@@ -1,0 +1,209 @@
+// Alert rules, built as data from the metric-name modules: every name comes from
+// components/upstream/{triton-metrics,dcgm}.ts, every unit conversion is written here once
+// (config thresholds are ms/%, Triton durations are µs, DCGM framebuffer is MiB).
+import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
+import { DCGM_METRICS } from "../upstream/dcgm";
+import type { AlertingRule, RuleFile } from "../upstream/prometheus";
+import type { AlertThresholds } from "./args";
+import { TRITON_JOB, TRITON_TARGET_LABELS } from "./scrape";
+
+/** rate() window of the alerts: at least four samples at the slowest allowed scrape interval (60s). */
+export const ALERT_RATE_WINDOW = "5m";
+/** Window over which the GPU memory-leak alert fits its slope. */
+export const LEAK_WINDOW = "3h";
+/** Utilisation may move this many points (0–100 %) and still count as flat load. */
+export const FLAT_LOAD_BAND_PERCENT = 10;
+
+const MODEL_KEYS = ["namespace", TRITON_TARGET_LABELS.servingGroup, TRITON_TARGET_LABELS.track, "model", "version"];
+const by = (keys: string[]) => `by (${keys.join(", ")})`;
+const sel = (metric: string, matchers: Record<string, string> = {}) => {
+  const m = { job: TRITON_JOB, ...matchers };
+  return `${metric}{${Object.entries(m).map(([k, v]) => `${k}="${v}"`).join(", ")}}`;
+};
+const rate = (metric: string, window = ALERT_RATE_WINDOW, matchers: Record<string, string> = {}) => `rate(${sel(metric, matchers)}[${window}])`;
+const sumRate = (keys: string[], metric: string, window = ALERT_RATE_WINDOW, matchers: Record<string, string> = {}) =>
+  `sum ${by(keys)} (${rate(metric, window, matchers)})`;
+const num = (n: number) => String(Number(n.toPrecision(12)));
+
+/** Failed requests ÷ all requests (success + failure), per `keys`. */
+function failureRatio(keys: string[], failureKeys: string[], matchers: Record<string, string> = {}): string {
+  const failures = sumRate(failureKeys, TRITON_COUNTERS.requestFailure, ALERT_RATE_WINDOW, matchers);
+  const allFailures = sumRate(keys, TRITON_COUNTERS.requestFailure, ALERT_RATE_WINDOW, matchers);
+  const successes = sumRate(keys, TRITON_COUNTERS.requestSuccess, ALERT_RATE_WINDOW, matchers);
+  // `or` keeps the denominator when a model has failures but no success series at all.
+  const total = `((${successes} + ${allFailures}) or ${allFailures})`;
+  const extra = failureKeys.filter((k) => !keys.includes(k));
+  return extra.length ? `${failures} / ignoring (${extra.join(", ")}) group_left ${total}` : `${failures} / ${total}`;
+}
+
+function alert(a: AlertingRule): AlertingRule {
+  return a;
+}
+
+/** Triton alerts. */
+export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
+  const queueBudgetUs = t.queueTimeBudgetMs * 1000;
+  const p99SloUs = t.p99SloMs * 1000;
+  const loc = "{{ $labels.serving_group }}/{{ $labels.track }} model {{ $labels.model }}";
+  return [
+    alert({
+      alert: "TritonQueueTimeAboveBudget",
+      // nv_inference_queue_duration_us is cumulative µs: rate ÷ rate(success) = average µs per request.
+      expr: `${sumRate(MODEL_KEYS, TRITON_COUNTERS.queueDurationUs)} / ${sumRate(MODEL_KEYS, TRITON_COUNTERS.requestSuccess)} > ${num(queueBudgetUs)}`,
+      for: "10m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: `Triton ${loc}: average queue time {{ $value | humanize }}µs per request exceeds the ${num(queueBudgetUs)}µs budget`,
+        description:
+          "Requests wait in the scheduler queue longer than the budget: the group is under-provisioned or a model's instance_group/dynamic_batching is too small. " +
+          "Runbook: 1) check the HPA (kubectl get hpa -n <ns>) and whether it is at maxReplicas; 2) check GPU utilisation on the GPU dashboard; " +
+          "3) raise replicas or the model's instance count; 4) if load is a spike, confirm the queue drains.",
+      },
+    }),
+    alert({
+      alert: "TritonInferenceFailureRatioHigh",
+      expr: `${failureRatio(MODEL_KEYS, [...MODEL_KEYS, "reason"])} > ${num(t.failureRatio)}`,
+      for: "5m",
+      labels: { severity: "critical" },
+      annotations: {
+        summary: `Triton ${loc}: {{ $value | humanizePercentage }} of requests fail with reason {{ $labels.reason }}`,
+        description:
+          "The share of failed inference requests for one reason is above the threshold. REJECTED: queue full or timeout (capacity); CANCELED: clients gave up; " +
+          "BACKEND: the model raised an error (bad input or a broken model version); OTHER: see server logs. " +
+          "Runbook: kubectl logs -n <ns> <pod> for the model; if a new version rolled out, roll back; if REJECTED, treat as capacity.",
+      },
+    }),
+    alert({
+      alert: "TritonP99LatencyAboveSLO",
+      // Summary quantiles need --metrics-config summary_latencies=true; max over pods is the worst pod.
+      expr: `max ${by(MODEL_KEYS)} (${sel(TRITON_SUMMARIES.requestUs, { quantile: TRITON_SUMMARY_QUANTILES.p99 })}) > ${num(p99SloUs)}`,
+      for: "10m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: `Triton ${loc}: p99 request latency {{ $value | humanize }}µs exceeds the ${num(p99SloUs)}µs SLO`,
+        description:
+          "The 99th percentile of end-to-end request time (nv_inference_request_summary_us, µs) is above the SLO. " +
+          "Runbook: compare queue vs compute time on the Triton dashboard; queue-bound means scale out, compute-bound means a slower model version or a saturated GPU.",
+      },
+    }),
+    alert({
+      alert: "TritonTargetDown",
+      expr: `up{job="${TRITON_JOB}"} == 0`,
+      for: "5m",
+      labels: { severity: "critical" },
+      annotations: {
+        summary: "Triton metrics endpoint {{ $labels.namespace }}/{{ $labels.pod }} is down",
+        description:
+          "Prometheus cannot scrape a Triton pod's metrics port 8002: the pod is crashing, not ready, or a NetworkPolicy blocks the monitoring namespace. " +
+          "Runbook: kubectl describe pod; kubectl logs --previous; check that the firewall allows 8002 from monitoring.",
+      },
+    }),
+    alert({
+      alert: "TritonMetricsAbsent",
+      expr: `absent(up{job="${TRITON_JOB}"})`,
+      for: "15m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: "No Triton scrape target exists",
+        description:
+          "The ServiceMonitor selects no Triton metrics Service, so every other Triton alert is blind. " +
+          "Runbook: kubectl get svc -n <ns> -l app.kubernetes.io/component=metrics; check the Service names match <group>[-canary]-metrics.",
+      },
+    }),
+    alert({
+      alert: "TritonModelNotServing",
+      expr:
+        `${sumRate(MODEL_KEYS, TRITON_COUNTERS.requestSuccess, "10m")} == 0 and on (${MODEL_KEYS.join(", ")}) ` +
+        `(${sumRate(MODEL_KEYS, TRITON_COUNTERS.requestFailure, "10m")} > 0 or sum ${by(MODEL_KEYS)} (${sel(TRITON_GAUGES.pendingRequestCount)}) > 0)`,
+      for: "5m",
+      labels: { severity: "critical" },
+      annotations: {
+        summary: `Triton ${loc}: requests arrive but none succeed`,
+        description:
+          "A model receives requests (failures or pending requests) without a single success for 10 minutes: it is not ready, failed to load, or every request errors. " +
+          "Runbook: curl /v2/models/<model>/ready on the pod; check the load error in the logs; check the model repository.",
+      },
+    }),
+    alert({
+      alert: "TritonCanaryFailureRatioWorse",
+      expr:
+        `${failureRatio(["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], ["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], { track: "canary" })} ` +
+        `> ${failureRatio(["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], ["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], { track: "primary" })} + ${num(t.canaryFailureRatioMargin)}`,
+      for: "10m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: "Triton canary of {{ $labels.serving_group }} model {{ $labels.model }} fails {{ $value | humanizePercentage }} of requests, worse than primary",
+        description:
+          `The canary's failure ratio exceeds the primary's by more than ${num(t.canaryFailureRatioMargin)} on the same (mirrored) traffic. ` +
+          "Runbook: stop promoting the canary; compare failure reasons side by side on the canary dashboard; roll the canary back.",
+      },
+    }),
+  ];
+}
+
+/** GPU alerts, from the DCGM exporter. */
+export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
+  const gpu = "{{ $labels.Hostname }} GPU {{ $labels.gpu }}";
+  return [
+    alert({
+      alert: "GpuMemoryLeak",
+      // FB_USED is MiB: deriv is MiB/s, ×3600 MiB/h. Load counts as flat when the 30-minute
+      // average utilisation moved less than the band since the start of the window.
+      expr:
+        `deriv(${DCGM_METRICS.fbUsedMiB}[${LEAK_WINDOW}]) * 3600 > ${num(t.gpuMemoryGrowthMiBPerHour)} and ` +
+        `abs(avg_over_time(${DCGM_METRICS.gpuUtil}[30m]) - avg_over_time(${DCGM_METRICS.gpuUtil}[30m] offset ${LEAK_WINDOW})) < ${FLAT_LOAD_BAND_PERCENT}`,
+      for: "30m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: `${gpu}: framebuffer grows {{ $value | humanize }} MiB/h while load is flat`,
+        description:
+          "Used GPU memory (DCGM_FI_DEV_FB_USED, MiB) has risen steadily for hours while utilisation stayed flat: a model or backend leaks device memory and will hit OOM. " +
+          "Runbook: find the pod via the namespace/pod labels; check which model versions were loaded/unloaded; restart the pod in a quiet window; report the backend.",
+      },
+    }),
+    alert({
+      alert: "GpuUtilisationSaturated",
+      expr: `avg_over_time(${DCGM_METRICS.gpuUtil}[15m]) > ${num(t.gpuUtilPercent)}`,
+      for: "15m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: `${gpu}: utilisation {{ $value | humanize }}% for 15 minutes`,
+        description:
+          "The GPU is saturated (DCGM_FI_DEV_GPU_UTIL, 0–100 %): queue time will grow. Runbook: check the HPA and node group headroom; add GPU nodes or replicas.",
+      },
+    }),
+    alert({
+      alert: "GpuXidError",
+      // DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID, not a counter: non-zero means one occurred.
+      expr: `max_over_time(${DCGM_METRICS.xidErrors}[10m]) > 0`,
+      labels: { severity: "critical" },
+      annotations: {
+        summary: `${gpu}: XID error {{ $value }}`,
+        description:
+          "The driver reported an XID error (value = the XID code). 48/63/64/74/79 mean ECC, NVLink or fallen-off-the-bus faults that need the node drained. " +
+          "Runbook: look the code up in NVIDIA's XID catalogue; kubectl cordon and drain the node; let the node group replace it.",
+      },
+    }),
+    alert({
+      alert: "GpuTemperatureHigh",
+      expr: `${DCGM_METRICS.gpuTempC} > ${num(t.gpuTempCelsius)}`,
+      for: "10m",
+      labels: { severity: "warning" },
+      annotations: {
+        summary: `${gpu}: temperature {{ $value }}°C`,
+        description:
+          "DCGM_FI_DEV_GPU_TEMP (°C) is above the threshold: the GPU will throttle clocks and latency rises. Runbook: check the instance's health in EC2; move load away; replace the node if it persists.",
+      },
+    }),
+  ];
+}
+
+/** The rule file (both groups) that the PrometheusRule carries and promtool checks. */
+export function alertRuleFile(t: AlertThresholds): RuleFile {
+  return {
+    groups: [
+      { name: "triton", rules: tritonAlerts(t) },
+      { name: "gpu", rules: gpuAlerts(t) },
+    ],
+  };
+}

@@ -1,0 +1,90 @@
+// What Prometheus scrapes, and why it is split in two:
+// - Triton: a ServiceMonitor. The stack owns the metrics Services and their label contract
+//   (components/contracts.ts), the operator reloads Prometheus when serving groups change
+//   without a chart upgrade, and the object sits next to the rules that read its series.
+// - DCGM exporter: a raw additionalScrapeConfigs job. The exporter's Service belongs to the
+//   GPU Operator chart (whose own ServiceMonitor default differs by chart version, so the
+//   GPU component leaves it off: DCGM_SCRAPED_BY_MONITORING), and its series carry the
+//   namespace/pod of the pod *using* the GPU. A ServiceMonitor always adds the exporter pod's
+//   own namespace/pod as target labels; here they go to exporter_* labels instead and
+//   honor_labels keeps the exporter's namespace/pod, so GPU series join Triton's by pod.
+import { TRITON_METRICS_PORT_NAME, TRITON_METRICS_SERVICE_LABEL, tritonMetricsServiceName, TRITON_ALL_PODS, type Track } from "../contracts";
+import { DCGM_EXPORTER } from "../upstream/dcgm";
+import { K8S_SD, MONITORING_API_VERSION, regexLiteral, toOperatorRelabel, type RelabelConfig, type ScrapeConfig } from "../upstream/prometheus";
+import type { ResolvedMonitoring } from "./args";
+
+/** job label of Triton targets (the alerts and the adapter select on it). */
+export const TRITON_JOB = "triton";
+/** job label of DCGM exporter targets. */
+export const DCGM_JOB = "dcgm-exporter";
+/** Labels the Triton scrape adds to every series (from the pod labels of tritonSelector). */
+export const TRITON_TARGET_LABELS = { servingGroup: "serving_group", track: "track" } as const;
+
+/** The metrics Service names of every declared group and track. */
+export function tritonMetricsServiceNames(groups: ResolvedMonitoring["servingGroups"]): string[] {
+  return groups.flatMap((g) => (["primary", ...(g.canary ? ["canary"] : [])] as Track[]).map((t) => tritonMetricsServiceName(g.name, t)));
+}
+
+/**
+ * Relabelling for Triton targets, as Prometheus relabel_configs (the ServiceMonitor uses the
+ * same list in the operator's spelling; the tests run it through promtool).
+ */
+export function tritonRelabelConfigs(groups: ResolvedMonitoring["servingGroups"]): RelabelConfig[] {
+  return [
+    // Only the metrics Services of declared groups: a stray Service with the same label
+    // must not feed the HPAs' custom metric.
+    { source_labels: [K8S_SD.serviceName], regex: tritonMetricsServiceNames(groups).map(regexLiteral).join("|"), action: "keep" },
+    // track (primary|canary) and the group from the pod labels: the canary alert and the
+    // canary-vs-primary dashboard compare the two tracks of one group.
+    { source_labels: [K8S_SD.podLabel("track")], target_label: TRITON_TARGET_LABELS.track, action: "replace" },
+    { source_labels: [K8S_SD.podLabel("app.kubernetes.io/instance")], target_label: TRITON_TARGET_LABELS.servingGroup, action: "replace" },
+    // A stable job name whatever the Service is called.
+    { target_label: "job", replacement: TRITON_JOB, action: "replace" },
+  ];
+}
+
+/** ServiceMonitor for the Triton metrics Services (port "metrics", 8002) of every group. */
+export function tritonServiceMonitor(r: ResolvedMonitoring, namespace: string) {
+  return {
+    apiVersion: MONITORING_API_VERSION,
+    kind: "ServiceMonitor",
+    metadata: { name: "triton", namespace, labels: { ...r.labels, ...TRITON_ALL_PODS } },
+    spec: {
+      namespaceSelector: { matchNames: [r.servingNamespace] },
+      selector: { matchLabels: { ...TRITON_METRICS_SERVICE_LABEL } },
+      endpoints: [
+        {
+          port: TRITON_METRICS_PORT_NAME,
+          path: "/metrics",
+          interval: r.scrapeInterval,
+          relabelings: tritonRelabelConfigs(r.servingGroups).map(toOperatorRelabel),
+        },
+      ],
+    },
+  };
+}
+
+/** The DCGM exporter job (prometheusSpec.additionalScrapeConfigs). */
+export function dcgmScrapeConfig(r: Pick<ResolvedMonitoring, "scrapeInterval">): ScrapeConfig {
+  return {
+    job_name: DCGM_JOB,
+    scrape_interval: r.scrapeInterval,
+    metrics_path: "/metrics",
+    scheme: "http",
+    // The exporter's own namespace/pod/container labels (the GPU-using pod) win over target labels.
+    honor_labels: true,
+    // All namespaces: the exporter lives in the GPU Operator's namespace, which that component owns.
+    kubernetes_sd_configs: [{ role: "endpoints" }],
+    relabel_configs: [
+      { source_labels: [K8S_SD.serviceName, K8S_SD.endpointPortName], regex: `${regexLiteral(DCGM_EXPORTER.serviceName)};${regexLiteral(DCGM_EXPORTER.portName)}`, action: "keep" },
+      { source_labels: [K8S_SD.podNodeName], target_label: "node", action: "replace" },
+      { source_labels: [K8S_SD.namespace], target_label: "exporter_namespace", action: "replace" },
+      { source_labels: [K8S_SD.podName], target_label: "exporter_pod", action: "replace" },
+    ],
+  };
+}
+
+/** Every raw scrape job the stack adds to Prometheus. */
+export function additionalScrapeConfigs(r: Pick<ResolvedMonitoring, "scrapeInterval">): ScrapeConfig[] {
+  return [dcgmScrapeConfig(r)];
+}

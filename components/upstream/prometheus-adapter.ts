@@ -1,0 +1,42 @@
+// prometheus-adapter (prometheus-community/helm-charts): chart coordinates, value keys and
+// the adapter's rule format (rules.custom[]: seriesQuery, resources, name, metricsQuery),
+// spelled once. Template placeholders are the adapter's Go-template markers.
+
+export const PROMETHEUS_ADAPTER_CHART = {
+  chart: "prometheus-adapter",
+  repo: "https://prometheus-community.github.io/helm-charts",
+} as const;
+
+/** Placeholders the adapter substitutes in metricsQuery. */
+export const ADAPTER_TEMPLATE = {
+  series: "<<.Series>>",
+  labelMatchers: "<<.LabelMatchers>>",
+  groupBy: "<<.GroupBy>>",
+} as const;
+
+/** One custom-metrics rule (rules.custom[] of the chart). */
+export interface AdapterRule {
+  readonly seriesQuery: string;
+  readonly resources: { overrides: Record<string, { resource: string }> };
+  readonly name: { matches: string; as: string };
+  readonly metricsQuery: string;
+}
+
+export interface PrometheusAdapterInputs {
+  readonly prometheusUrl: string;
+  readonly prometheusPort: number;
+  readonly replicas: number;
+  readonly rules: AdapterRule[];
+  readonly customLabels: Record<string, string>;
+}
+
+export function prometheusAdapterValues(i: PrometheusAdapterInputs): Record<string, unknown> {
+  return {
+    prometheus: { url: i.prometheusUrl, port: i.prometheusPort },
+    replicas: i.replicas,
+    customLabels: i.customLabels,
+    // Only the rules the HPAs use: the default rule set publishes every series as a custom
+    // metric and makes discovery slow on a large Prometheus.
+    rules: { default: false, custom: i.rules },
+  };
+}
