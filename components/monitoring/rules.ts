@@ -33,7 +33,7 @@ function failureRatio(keys: string[], failureKeys: string[], matchers: Record<st
   // `or` keeps the denominator when a model has failures but no success series at all.
   const total = `((${successes} + ${allFailures}) or ${allFailures})`;
   const extra = failureKeys.filter((k) => !keys.includes(k));
-  return extra.length ? `${failures} / ignoring (${extra.join(", ")}) group_left ${total}` : `${failures} / ${total}`;
+  return extra.length ? `${failures} / ignoring (${extra.join(", ")}) group_left () ${total}` : `${failures} / ${total}`;
 }
 
 function alert(a: AlertingRule): AlertingRule {

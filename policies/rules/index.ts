@@ -3,8 +3,9 @@
 import { foundationRules } from "./foundation";
 import { gpuNodeRules } from "./gpu-nodes";
 import { modelRepositoryRules } from "./model-repository";
+import { monitoringRules } from "./monitoring";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules];
