@@ -1,6 +1,8 @@
 // The stack configuration: every `triton-platform:*` key, its rule and its default.
 // Each top-level key is a section; later components add theirs to `sections` below.
 import { z } from "zod";
+import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometheus-stack";
+import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
 import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, quantity, section } from "./rules";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
@@ -44,10 +46,10 @@ export const sections = {
   modelRepository: modelRepositorySection,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
   monitoring: section({
-    /** kube-prometheus-stack chart version (exact). */
-    kubePrometheusStackVersion: pinnedVersion,
-    /** prometheus-adapter chart version (exact). */
-    prometheusAdapterVersion: pinnedVersion,
+    /** kube-prometheus-stack chart version (exact). @default KUBE_PROMETHEUS_STACK_CHART.version */
+    kubePrometheusStackVersion: pinnedVersion.default(KUBE_PROMETHEUS_STACK_CHART.version),
+    /** prometheus-adapter chart version (exact). @default PROMETHEUS_ADAPTER_CHART.version */
+    prometheusAdapterVersion: pinnedVersion.default(PROMETHEUS_ADAPTER_CHART.version),
     /** How often Triton and DCGM are scraped. @default "30s" */
     scrapeInterval: pattern(/^([1-5][0-9]s|60s|1m)$/, "must be a duration from 10s to 60s such as 15s or 30s (rate windows assume at least 4 samples in 5m)").default("30s"),
     /** TSDB retention (Prometheus duration). @default "15d" */
@@ -94,7 +96,8 @@ export const sections = {
       gpuUtilPercent: 95,
       gpuMemoryGrowthMiBPerHour: 256,
     }),
-  }),
+    // prefault: an absent section is parsed as {} so every default above applies.
+  }).prefault({}),
 };
 
 // Checks that span sections; each names the key it is about.

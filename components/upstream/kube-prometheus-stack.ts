@@ -6,6 +6,8 @@ import type { ScrapeConfig } from "./prometheus";
 export const KUBE_PROMETHEUS_STACK_CHART = {
   chart: "kube-prometheus-stack",
   repo: "https://prometheus-community.github.io/helm-charts",
+  /** The version these value keys were checked against (stack files may pin another). */
+  version: "88.1.5",
 } as const;
 
 /**

@@ -5,6 +5,8 @@
 export const PROMETHEUS_ADAPTER_CHART = {
   chart: "prometheus-adapter",
   repo: "https://prometheus-community.github.io/helm-charts",
+  /** The version these value keys were checked against (stack files may pin another). */
+  version: "5.2.0",
 } as const;
 
 /** Placeholders the adapter substitutes in metricsQuery. */
