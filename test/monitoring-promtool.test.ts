@@ -35,6 +35,8 @@ interface AlertCase {
   name: string;
   alert: string;
   eval: string;
+  /** Sample spacing of the series. @default "1m" */
+  interval?: string;
   series: SeriesSpec[];
   /** Expected alerts' labels (alertname added by promtool); [] = must stay silent. */
   expect: Record<string, string>[];
@@ -182,14 +184,15 @@ const CASES: AlertCase[] = [
     ],
     expect: [],
   },
-  // Leak: +10 MiB/min = 600 MiB/h at flat 50 % utilisation.
+  // Leak: +50 MiB per 5 min = 600 MiB/h at flat 50 % utilisation (5-minute samples keep the 4h run short).
   {
     name: "framebuffer grows under flat load",
     alert: "GpuMemoryLeak",
     eval: "4h",
+    interval: "5m",
     series: [
-      { series: gpu(DCGM_METRICS.fbUsedMiB), values: "1000+10x300" },
-      { series: gpu(DCGM_METRICS.gpuUtil), values: "50x300" },
+      { series: gpu(DCGM_METRICS.fbUsedMiB), values: "1000+50x60" },
+      { series: gpu(DCGM_METRICS.gpuUtil), values: "50x60" },
     ],
     expect: [{ severity: "warning", ...GPU_LABELS }],
   },
@@ -197,9 +200,10 @@ const CASES: AlertCase[] = [
     name: "framebuffer flat",
     alert: "GpuMemoryLeak",
     eval: "4h",
+    interval: "5m",
     series: [
-      { series: gpu(DCGM_METRICS.fbUsedMiB), values: "1000x300" },
-      { series: gpu(DCGM_METRICS.gpuUtil), values: "50x300" },
+      { series: gpu(DCGM_METRICS.fbUsedMiB), values: "1000x60" },
+      { series: gpu(DCGM_METRICS.gpuUtil), values: "50x60" },
     ],
     expect: [],
   },
@@ -207,9 +211,10 @@ const CASES: AlertCase[] = [
     name: "framebuffer grows with rising load (not a leak)",
     alert: "GpuMemoryLeak",
     eval: "4h",
+    interval: "5m",
     series: [
-      { series: gpu(DCGM_METRICS.fbUsedMiB), values: "1000+10x300" },
-      { series: gpu(DCGM_METRICS.gpuUtil), values: "10+0.2x300" },
+      { series: gpu(DCGM_METRICS.fbUsedMiB), values: "1000+50x60" },
+      { series: gpu(DCGM_METRICS.gpuUtil), values: "10+1x60" },
     ],
     expect: [],
   },
@@ -254,7 +259,7 @@ function unitTests(cases: AlertCase[]) {
     evaluation_interval: "1m",
     tests: cases.map((c) => ({
       name: c.name,
-      interval: "1m",
+      interval: c.interval ?? "1m",
       input_series: c.series,
       alert_rule_test: [{ eval_time: c.eval, alertname: c.alert, exp_alerts: c.expect.map((l) => ({ exp_labels: l })) }],
     })),

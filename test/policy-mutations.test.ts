@@ -145,6 +145,21 @@ export const MUTATIONS: Mutation[] = [
         },
       }),
   },
+  {
+    rule: "monitoring-grafana-admin-secret",
+    breaks: "gives Grafana the chart's literal admin password",
+    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.grafana.adminPassword = "prom-operator"),
+  },
+  {
+    rule: "monitoring-alerting-in-prod",
+    breaks: "turns Alertmanager off in prod",
+    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.alertmanager.enabled = false),
+  },
+  {
+    rule: "monitoring-chart-version-pinned",
+    breaks: "lets prometheus-adapter float on a version range",
+    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "prometheus-adapter").props.version = "^5.0.0"),
+  },
 ];
 
 function runPolicy(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
