@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { checkTritonImages } from "../components/gpu/compatibility";
 import { GPU_AMI_TYPE_NAMES, GPU_BY_INSTANCE_FAMILY, instanceFamily, isGpuAmiType } from "../components/upstream/eks";
+import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
 import { bool, dnsLabel, integer, list, oneOf, pattern, pinnedVersion, section } from "./rules";
 
 const instanceType = pattern(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, "must be an EC2 instance type such as g5.xlarge");
@@ -32,8 +33,11 @@ export const gpuSection = section({
     version: pinnedVersion,
     /** Namespace of the operator. @default "gpu-operator" */
     namespace: dnsLabel.default("gpu-operator"),
-    /** Have the operator create dcgm-exporter's ServiceMonitor. @default true */
-    serviceMonitor: bool().default(true),
+    /**
+     * Have the operator create dcgm-exporter's ServiceMonitor. @default false: the monitoring
+     * component scrapes the exporter itself (DCGM_SCRAPED_BY_MONITORING); two scrapes double every GPU series.
+     */
+    serviceMonitor: bool().default(!DCGM_SCRAPED_BY_MONITORING),
   }),
 })
   .superRefine((g, ctx) => {

@@ -6,6 +6,7 @@ import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adap
 import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, quantity, section } from "./rules";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
+import { monitoringCrossChecks } from "./monitoring";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -101,7 +102,7 @@ export const sections = {
 };
 
 // Checks that span sections; each names the key it is about.
-export const stackConfigSchema = z.strictObject(sections).superRefine(gpuCrossChecks);
+export const stackConfigSchema = z.strictObject(sections).superRefine(gpuCrossChecks).superRefine(monitoringCrossChecks);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = z.output<typeof stackConfigSchema> & {

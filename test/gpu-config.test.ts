@@ -32,7 +32,8 @@ describe("gpu stack config", () => {
       const cfg = loadConfig(readStackFile(ROOT, stack).config, stack);
       assert.equal(cfg.gpu.gpuType, gpuType);
       assert.equal(cfg.gpu.operator.namespace, "gpu-operator");
-      assert.equal(cfg.gpu.operator.serviceMonitor, true);
+      // Off: the monitoring component scrapes dcgm-exporter itself (DCGM_SCRAPED_BY_MONITORING).
+      assert.equal(cfg.gpu.operator.serviceMonitor, false);
     }
   });
 

@@ -4,7 +4,7 @@ import { strict as assert } from "node:assert";
 import { GPU_TOLERATION } from "../components/contracts";
 import { gpuOperatorValues, hostSoftwareOf, resolveGpuOperatorArgs, type GpuOperatorArgs } from "../components/gpu/operator";
 import { GPU_AMI_TYPE_NAMES } from "../components/upstream/eks";
-import { plan, one } from "./helpers";
+import { plan, ofType } from "./helpers";
 
 const base: GpuOperatorArgs = { version: "v25.10.1", labels: {}, host: hostSoftwareOf("AL2023_x86_64_NVIDIA") };
 const values = (a: Partial<GpuOperatorArgs>) => gpuOperatorValues(resolveGpuOperatorArgs({ ...base, ...a })) as any;
@@ -53,8 +53,9 @@ describe("GPU Operator values", () => {
 
   it("prod plans a pinned release from NVIDIA's repository in a privileged namespace of its own", async () => {
     const p = await plan("prod");
-    const rel = one(p.resources, "kubernetes:helm.sh/v3:Release");
-    assert.equal(rel.props.chart, "gpu-operator");
+    const rels = ofType(p.resources, "kubernetes:helm.sh/v3:Release").filter((r) => r.props.chart === "gpu-operator");
+    assert.equal(rels.length, 1);
+    const rel = rels[0];
     assert.equal(rel.props.version, "v25.10.1");
     assert.equal(rel.props.repositoryOpts.repo, "https://helm.ngc.nvidia.com/nvidia");
     assert.equal(rel.props.namespace, "gpu-operator");

@@ -11,10 +11,11 @@ const rule = (name: string) => {
   return r;
 };
 
-/** The prod plan's resources, deep-copied, with `edit` applied to the first resource of `type`. */
+/** The prod plan's resources, deep-copied, with `edit` applied to the first resource of `type` (the gpu-operator one for Helm releases). */
 async function prodWith(type: string, edit: (props: Record<string, any>, r: RecordedResource) => void): Promise<RecordedResource[]> {
   const resources: RecordedResource[] = JSON.parse(JSON.stringify((await plan("prod")).resources));
-  const target = resources.find((r) => r.type === type);
+  // Other components add Helm releases (monitoring): pick the GPU Operator's.
+  const target = resources.find((r) => r.type === type && (type !== REL || r.props.chart === "gpu-operator"));
   if (!target) throw new Error(`no ${type} in the prod plan`);
   edit(target.props, target);
   return resources;

@@ -217,6 +217,7 @@ describe("monitoring component", () => {
       "triton-platform:environment": "prod",
       "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
       "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision" }] }),
+      "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 2 }, operator: { version: "v25.10.1" } }),
       "triton-platform:monitoring": JSON.stringify(monitoring),
     });
     const ok = { kubePrometheusStackVersion: "88.1.5", prometheusAdapterVersion: "5.2.0" };
@@ -245,6 +246,13 @@ describe("monitoring component", () => {
           );
         },
       );
+    });
+
+    it("refuses a second DCGM scrape through the GPU Operator's ServiceMonitor, naming the key", () => {
+      const r = { ...raw(ok), "triton-platform:gpu": raw(ok)["triton-platform:gpu"].replace('"version":"v25.10.1"', '"version":"v25.10.1","serviceMonitor":true') };
+      assert.throws(() => loadConfig(r, "s"), /triton-platform:gpu\.operator\.serviceMonitor must be false: the monitoring component already scrapes dcgm-exporter/);
+      const off = { ...r, "triton-platform:gpu": r["triton-platform:gpu"].replace('"serviceMonitor":true', '"serviceMonitor":false') };
+      assert.equal(loadConfig(off, "s").gpu.operator.serviceMonitor, false);
     });
 
     it("defaults to the pinned chart versions the value keys were checked against when the section is absent", () => {
