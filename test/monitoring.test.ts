@@ -3,7 +3,8 @@
 // CRDs), the dashboard ConfigMaps and the adapter rule; and how bad config is named.
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import { plan, one, ofType } from "./helpers";
+import { plan, one, ofType, ROOT } from "./helpers";
+import { readStackFile } from "../tools/planner/stackfile";
 import { MASK } from "../tools/planner/fakes";
 import { loadConfig, ConfigError } from "../config";
 import {
@@ -212,12 +213,9 @@ describe("monitoring component", () => {
   });
 
   describe("stack config", () => {
-    const raw = (monitoring: unknown) => ({
-      "aws:region": "us-east-1",
-      "triton-platform:environment": "prod",
-      "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
-      "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision" }] }),
-      "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 2 }, operator: { version: "v25.10.1" } }),
+    // The dev stack's configuration (every other section valid) with the monitoring section replaced.
+    const raw = (monitoring: unknown): Record<string, string> => ({
+      ...readStackFile(ROOT, "dev").config,
       "triton-platform:monitoring": JSON.stringify(monitoring),
     });
     const ok = { kubePrometheusStackVersion: "88.1.5", prometheusAdapterVersion: "5.2.0" };
@@ -249,10 +247,10 @@ describe("monitoring component", () => {
     });
 
     it("refuses a second DCGM scrape through the GPU Operator's ServiceMonitor, naming the key", () => {
-      const r = { ...raw(ok), "triton-platform:gpu": raw(ok)["triton-platform:gpu"].replace('"version":"v25.10.1"', '"version":"v25.10.1","serviceMonitor":true') };
-      assert.throws(() => loadConfig(r, "s"), /triton-platform:gpu\.operator\.serviceMonitor must be false: the monitoring component already scrapes dcgm-exporter/);
-      const off = { ...r, "triton-platform:gpu": r["triton-platform:gpu"].replace('"serviceMonitor":true', '"serviceMonitor":false') };
-      assert.equal(loadConfig(off, "s").gpu.operator.serviceMonitor, false);
+      const gpu = JSON.parse(raw(ok)["triton-platform:gpu"]);
+      const withMonitor = (on: boolean) => ({ ...raw(ok), "triton-platform:gpu": JSON.stringify({ ...gpu, operator: { ...gpu.operator, serviceMonitor: on } }) });
+      assert.throws(() => loadConfig(withMonitor(true), "s"), /triton-platform:gpu\.operator\.serviceMonitor must be false: the monitoring component already scrapes dcgm-exporter/);
+      assert.equal(loadConfig(withMonitor(false), "s").gpu.operator.serviceMonitor, false);
     });
 
     it("defaults to the pinned chart versions the value keys were checked against when the section is absent", () => {
