@@ -7,6 +7,7 @@ import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, q
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
+import { gatewayRequiresClientsInProd, gatewaySection } from "./gateway";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -99,10 +100,16 @@ export const sections = {
     }),
     // prefault: an absent section is parsed as {} so every default above applies.
   }).prefault({}),
+  /** The Envoy gateway (mirroring to canaries) and who may reach it (config/gateway.ts). */
+  gateway: gatewaySection.prefault({}),
 };
 
 // Checks that span sections; each names the key it is about.
-export const stackConfigSchema = z.strictObject(sections).superRefine(gpuCrossChecks).superRefine(monitoringCrossChecks);
+export const stackConfigSchema = z
+  .strictObject(sections)
+  .superRefine(gpuCrossChecks)
+  .superRefine(monitoringCrossChecks)
+  .superRefine(gatewayRequiresClientsInProd);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = z.output<typeof stackConfigSchema> & {

@@ -1,0 +1,368 @@
+// Envoy v3 API knowledge, in one place: the image, command-line flags, extension names,
+// type URLs and the typed shape of every part of the v3 API this stack emits. Field names
+// are the proto field names of envoyproxy/envoy api/ (data-plane-api), checked against:
+//   envoy/config/bootstrap/v3/bootstrap.proto          Bootstrap, Admin, LayeredRuntime, RuntimeLayer
+//   envoy/config/listener/v3/{listener,listener_components}.proto   Listener, FilterChain, Filter
+//   envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto
+//   envoy/extensions/filters/http/router/v3/router.proto
+//   envoy/config/route/v3/{route,route_components}.proto   RouteConfiguration … RequestMirrorPolicy
+//   envoy/config/cluster/v3/{cluster,circuit_breaker,outlier_detection}.proto
+//   envoy/config/core/v3/{address,base,health_check,protocol}.proto, envoy/type/v3/percent.proto
+//   envoy/config/endpoint/v3/{endpoint,endpoint_components}.proto
+//   envoy/extensions/upstreams/http/v3/http_protocol_options.proto
+//   envoy/extensions/access_loggers/stream/v3/stream.proto
+// A version bump is one edit here. Everything is plain data built by pure functions and
+// serialised with js-yaml (never string templates), so a typo is a compile error here and
+// a failing field-name test (test/envoy-config-fields.test.ts) rather than a crash-looping pod.
+import * as yaml from "js-yaml";
+
+// ---- Image and process ----------------------------------------------------------------
+/** Pinned Envoy release (envoyproxy/envoy on Docker Hub; changelogs/1.37.1.yaml upstream). */
+export const ENVOY_IMAGE_REPOSITORY = "envoyproxy/envoy";
+export const ENVOY_DEFAULT_TAG = "v1.37.1";
+/** The binary inside the image; called directly so the entrypoint script's user switching never runs. */
+export const ENVOY_BINARY = "/usr/local/bin/envoy";
+/** uid/gid of the `envoy` user the upstream image creates. */
+export const ENVOY_UID = 101;
+
+/** Command-line arguments (envoy --help): config path, no hot restart, worker threads, drain time. */
+export function envoyArgs(opts: { configPath: string; concurrency: number; drainSeconds: number; logLevel?: string }): string[] {
+  return [
+    "--config-path",
+    opts.configPath,
+    // Hot restart needs a shared-memory region and a parent process; a pod restarts by
+    // replacement, and the region is one more thing a read-only root must accommodate.
+    "--disable-hot-restart",
+    // Envoy defaults to one worker per host CPU; on a 64-core node that is 64 workers
+    // competing for a 1-CPU request and throttled latency.
+    "--concurrency",
+    String(opts.concurrency),
+    "--drain-time-s",
+    String(opts.drainSeconds),
+    "--log-level",
+    opts.logLevel ?? "info",
+  ];
+}
+
+// ---- Extension names and type URLs ----------------------------------------------------
+export const HTTP_CONNECTION_MANAGER = "envoy.filters.network.http_connection_manager";
+export const ROUTER_FILTER = "envoy.filters.http.router";
+export const STDOUT_ACCESS_LOG = "envoy.access_loggers.stdout";
+export const PREVIOUS_HOSTS_PREDICATE = "envoy.retry_host_predicates.previous_hosts";
+/** Key of Cluster.typed_extension_protocol_options for upstream HTTP protocol selection. */
+export const UPSTREAM_HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+
+export const TYPE_URL = {
+  httpConnectionManager: "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  router: "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router",
+  upstreamHttpProtocolOptions: `type.googleapis.com/${UPSTREAM_HTTP_PROTOCOL_OPTIONS}`,
+  stdoutAccessLog: "type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog",
+  previousHostsPredicate: "type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate",
+} as const;
+
+/** Admin endpoints the stack exposes (through dedicated listeners, never the admin port). */
+export const ADMIN_PATHS = { prometheusStats: "/stats/prometheus", ready: "/ready" } as const;
+
+// ---- Typed v3 messages (only the fields this stack emits) ------------------------------
+/** google.protobuf.Duration in its JSON/YAML form, e.g. "5s", "0.250s". */
+export type Duration = `${number}s`;
+
+export interface SocketAddress {
+  address: string;
+  port_value: number;
+}
+export interface Address {
+  socket_address: SocketAddress;
+}
+export interface FractionalPercent {
+  numerator: number;
+  denominator: "HUNDRED" | "TEN_THOUSAND" | "MILLION";
+}
+export interface RuntimeFractionalPercent {
+  default_value: FractionalPercent;
+  runtime_key?: string;
+}
+export interface RegexMatcher {
+  regex: string;
+}
+export interface StringMatcher {
+  exact?: string;
+  prefix?: string;
+  safe_regex?: RegexMatcher;
+}
+export interface HeaderMatcher {
+  name: string;
+  string_match?: StringMatcher;
+  /** true: header present; false: header absent. */
+  present_match?: boolean;
+}
+export interface RouteMatch {
+  prefix?: string;
+  path?: string;
+  safe_regex?: RegexMatcher;
+  headers?: HeaderMatcher[];
+  grpc?: Record<string, never>;
+}
+export interface TypedConfig {
+  "@type": string;
+  [field: string]: unknown;
+}
+export interface RetryHostPredicate {
+  name: string;
+  typed_config: TypedConfig;
+}
+export interface RetryPolicy {
+  retry_on: string;
+  num_retries: number;
+  per_try_timeout: Duration;
+  retry_host_predicate?: RetryHostPredicate[];
+  host_selection_retry_max_attempts?: number;
+}
+export interface RequestMirrorPolicy {
+  cluster: string;
+  runtime_fraction: RuntimeFractionalPercent;
+}
+export interface RouteAction {
+  cluster: string;
+  timeout: Duration;
+  idle_timeout?: Duration;
+  retry_policy?: RetryPolicy;
+  request_mirror_policies?: RequestMirrorPolicy[];
+}
+export interface DataSource {
+  inline_string: string;
+}
+export interface DirectResponseAction {
+  status: number;
+  body?: DataSource;
+}
+export interface Route {
+  name: string;
+  match: RouteMatch;
+  route?: RouteAction;
+  direct_response?: DirectResponseAction;
+}
+export interface VirtualHost {
+  name: string;
+  domains: string[];
+  routes: Route[];
+}
+export interface RouteConfiguration {
+  name: string;
+  virtual_hosts: VirtualHost[];
+}
+export interface HttpFilter {
+  name: string;
+  typed_config: TypedConfig;
+}
+export interface AccessLog {
+  name: string;
+  typed_config: TypedConfig;
+}
+export interface CoreHttpProtocolOptions {
+  idle_timeout?: Duration;
+  headers_with_underscores_action?: "ALLOW" | "REJECT_REQUEST" | "DROP_HEADER";
+}
+export interface Http2ProtocolOptions {
+  max_concurrent_streams?: number;
+}
+export interface HttpConnectionManager {
+  stat_prefix: string;
+  codec_type: "AUTO" | "HTTP1" | "HTTP2";
+  route_config: RouteConfiguration;
+  http_filters: HttpFilter[];
+  access_log?: AccessLog[];
+  generate_request_id?: boolean;
+  preserve_external_request_id?: boolean;
+  always_set_request_id_in_response?: boolean;
+  use_remote_address?: boolean;
+  normalize_path?: boolean;
+  merge_slashes?: boolean;
+  stream_idle_timeout?: Duration;
+  request_headers_timeout?: Duration;
+  common_http_protocol_options?: CoreHttpProtocolOptions;
+  http2_protocol_options?: Http2ProtocolOptions;
+}
+export interface NetworkFilter {
+  name: string;
+  typed_config: HttpConnectionManager & { "@type": string };
+}
+export interface FilterChain {
+  filters: NetworkFilter[];
+}
+export interface Listener {
+  name: string;
+  address: Address;
+  filter_chains: FilterChain[];
+}
+export interface LbEndpoint {
+  endpoint: { address: Address };
+}
+export interface ClusterLoadAssignment {
+  cluster_name: string;
+  endpoints: { lb_endpoints: LbEndpoint[] }[];
+}
+export interface HealthCheck {
+  timeout: Duration;
+  interval: Duration;
+  unhealthy_threshold: number;
+  healthy_threshold: number;
+  no_traffic_interval?: Duration;
+  http_health_check?: { path: string };
+  grpc_health_check?: { service_name?: string };
+}
+export interface OutlierDetection {
+  consecutive_5xx: number;
+  consecutive_gateway_failure: number;
+  enforcing_consecutive_gateway_failure: number;
+  interval: Duration;
+  base_ejection_time: Duration;
+  max_ejection_percent: number;
+}
+export interface CircuitBreakerThresholds {
+  priority: "DEFAULT" | "HIGH";
+  max_connections: number;
+  max_pending_requests: number;
+  max_requests: number;
+  max_retries: number;
+  track_remaining?: boolean;
+}
+export interface UpstreamHttpProtocolOptions {
+  "@type": string;
+  common_http_protocol_options?: CoreHttpProtocolOptions;
+  explicit_http_config: { http_protocol_options: Record<string, never> } | { http2_protocol_options: Http2ProtocolOptions };
+}
+export interface Cluster {
+  name: string;
+  type: "STATIC" | "STRICT_DNS" | "LOGICAL_DNS";
+  connect_timeout: Duration;
+  lb_policy: "ROUND_ROBIN" | "LEAST_REQUEST";
+  load_assignment: ClusterLoadAssignment;
+  dns_refresh_rate?: Duration;
+  ignore_health_on_host_removal?: boolean;
+  typed_extension_protocol_options?: Record<typeof UPSTREAM_HTTP_PROTOCOL_OPTIONS, UpstreamHttpProtocolOptions>;
+  health_checks?: HealthCheck[];
+  outlier_detection?: OutlierDetection;
+  circuit_breakers?: { thresholds: CircuitBreakerThresholds[] };
+}
+export interface Admin {
+  address: Address;
+}
+export interface RuntimeLayer {
+  name: string;
+  static_layer?: Record<string, unknown>;
+  admin_layer?: Record<string, never>;
+}
+export interface Bootstrap {
+  node: { id: string; cluster: string };
+  admin: Admin;
+  layered_runtime: { layers: RuntimeLayer[] };
+  static_resources: { listeners: Listener[]; clusters: Cluster[] };
+}
+
+// ---- Pure builders ---------------------------------------------------------------------
+export function seconds(s: number): Duration {
+  return `${s}s`;
+}
+
+export function socketAddress(address: string, port: number): Address {
+  return { socket_address: { address, port_value: port } };
+}
+
+const DENOMINATORS: [FractionalPercent["denominator"], number][] = [
+  ["HUNDRED", 100],
+  ["TEN_THOUSAND", 10_000],
+  ["MILLION", 1_000_000],
+];
+
+/**
+ * A percentage (0–100, at most 4 decimal places) as the smallest exact FractionalPercent:
+ * 5 → 5/HUNDRED, 0.25 → 25/TEN_THOUSAND, 0.0001 → 1/MILLION.
+ */
+export function fractionalPercent(percent: number): FractionalPercent {
+  if (!(percent >= 0 && percent <= 100)) throw new RangeError(`percentage must be within 0-100, got ${percent}`);
+  for (const [denominator, value] of DENOMINATORS) {
+    const numerator = (percent * value) / 100;
+    const rounded = Math.round(numerator);
+    if (Math.abs(numerator - rounded) < 1e-6) return { numerator: rounded, denominator };
+  }
+  throw new RangeError(`percentage ${percent} has more than 4 decimal places (finest Envoy fraction is 1/MILLION)`);
+}
+
+/** The percentage a FractionalPercent stands for (numerator above denominator is capped at 100 by Envoy). */
+export function percentOf(fp: { numerator?: number; denominator?: string }): number {
+  const value = DENOMINATORS.find(([d]) => d === (fp.denominator ?? "HUNDRED"))?.[1] ?? 100;
+  return Math.min(100, ((fp.numerator ?? 0) * 100) / value);
+}
+
+/** request_mirror_policies entry: shadow `percent` of requests to `cluster`, adjustable at runtime under `runtimeKey`. */
+export function mirrorPolicy(cluster: string, percent: number, runtimeKey: string): RequestMirrorPolicy {
+  return { cluster, runtime_fraction: { default_value: fractionalPercent(percent), runtime_key: runtimeKey } };
+}
+
+export function typed<T extends Record<string, unknown>>(typeUrl: string, body: T): T & TypedConfig {
+  return { "@type": typeUrl, ...body };
+}
+
+export function routerFilter(): HttpFilter {
+  // suppress_envoy_headers: x-envoy-* response headers tell clients about the topology behind the gateway.
+  return { name: ROUTER_FILTER, typed_config: typed(TYPE_URL.router, { suppress_envoy_headers: true }) };
+}
+
+/** JSON access log on stdout, carrying the request id so a client's x-request-id can be traced. */
+export function stdoutJsonAccessLog(fields: Record<string, string>): AccessLog {
+  return { name: STDOUT_ACCESS_LOG, typed_config: typed(TYPE_URL.stdoutAccessLog, { log_format: { json_format: fields } }) };
+}
+
+export function previousHostsPredicate(): RetryHostPredicate {
+  // A retry that lands on the host that just failed is not a retry.
+  return { name: PREVIOUS_HOSTS_PREDICATE, typed_config: typed(TYPE_URL.previousHostsPredicate, {}) };
+}
+
+export function upstreamProtocolOptions(protocol: "http1" | "http2", idleTimeout: Duration, maxConcurrentStreams = 100): Cluster["typed_extension_protocol_options"] {
+  return {
+    [UPSTREAM_HTTP_PROTOCOL_OPTIONS]: typed(TYPE_URL.upstreamHttpProtocolOptions, {
+      common_http_protocol_options: { idle_timeout: idleTimeout },
+      explicit_http_config:
+        protocol === "http2" ? { http2_protocol_options: { max_concurrent_streams: maxConcurrentStreams } } : { http_protocol_options: {} },
+    }),
+  };
+}
+
+export function httpConnectionManager(hcm: HttpConnectionManager): NetworkFilter {
+  return { name: HTTP_CONNECTION_MANAGER, typed_config: { "@type": TYPE_URL.httpConnectionManager, ...hcm } };
+}
+
+export function listener(name: string, address: Address, hcm: HttpConnectionManager): Listener {
+  return { name, address, filter_chains: [{ filters: [httpConnectionManager(hcm)] }] };
+}
+
+/** A STATIC or STRICT_DNS cluster of one address:port (DNS names resolve to every A record). */
+export function singleAddressAssignment(clusterName: string, address: string, port: number): ClusterLoadAssignment {
+  return { cluster_name: clusterName, endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(address, port) } }] }] };
+}
+
+/** Serialise a bootstrap with js-yaml: no anchors/aliases (Envoy's parser does not need them, humans reading it do not want them). */
+export function toYaml(bootstrap: Bootstrap): string {
+  return yaml.dump(bootstrap, { noRefs: true, lineWidth: -1, sortKeys: false });
+}
+
+/** Parse a bootstrap back (tests, policies). */
+export function fromYaml(text: string): unknown {
+  return yaml.load(text);
+}
+
+/** Every request_mirror_policies list anywhere in a parsed config (route, virtual host or route configuration). */
+export function findMirrorPolicies(config: unknown): { path: string; policy: Record<string, any> }[] {
+  const out: { path: string; policy: Record<string, any> }[] = [];
+  const walk = (v: unknown, path: string): void => {
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    if (v === null || typeof v !== "object") return;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === "request_mirror_policies" && Array.isArray(x)) x.forEach((p, i) => out.push({ path: `${path}.${k}[${i}]`, policy: p ?? {} }));
+      walk(x, `${path}.${k}`);
+    }
+  };
+  walk(config, "$");
+  return out;
+}

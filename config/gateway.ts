@@ -1,0 +1,61 @@
+// The `gateway` section: the Envoy gateway in front of the serving groups and who may
+// reach it. Defaults that belong to the component (image tag, timeouts) are applied by
+// resolveEnvoyGatewayArgs; the stack file only states what differs per stack.
+import { z } from "zod";
+import { hasHostBits, parseCidr } from "./cidr";
+import { dnsLabel, integer, list, number, oneOf, pattern, quantity, section } from "./rules";
+
+const CIDR_RULE = "must be a CIDR such as 10.0.0.0/16 or 2001:db8::/32 with no host bits set";
+
+/** A client CIDR: IPv4 or IPv6, network address only, never world-open. */
+export const clientCidr = z
+  .string({ error: CIDR_RULE })
+  .refine((s) => {
+    const c = parseCidr(s);
+    return c !== undefined && !hasHostBits(c);
+  }, { error: CIDR_RULE })
+  .refine((s) => parseCidr(s)?.prefix !== 0, {
+    // The gateway listens on the Triton ports 8000/8001: a /0 here would open them to the world.
+    error: "must not be a world-open range (/0); list the client networks",
+  });
+
+/** A percentage with at most 4 decimal places (Envoy's finest fraction is 1/MILLION = 0.0001 %). */
+const mirrorPercent = number({ min: 0, max: 100 }).refine((p) => Math.abs(Math.round(p * 1e4) - p * 1e4) < 1e-6, {
+  error: "must have at most 4 decimal places (Envoy's finest mirror fraction is 0.0001 %)",
+});
+
+export const gatewaySection = section({
+  /** Percentage of each group's requests shadowed to its canary (0 disables). @default 0 */
+  mirrorPercent: mirrorPercent.default(0),
+  /** Networks allowed to reach the gateway's load balancer; the load balancer exists only when this is set. @default [] */
+  clientCidrs: list(clientCidr).refine((cs) => new Set(cs).size === cs.length, { error: "must not repeat a CIDR" }).default([]),
+  /** Namespaces whose pods may call the gateway inside the cluster. @default [] */
+  clientNamespaces: list(dnsLabel).default([]),
+  /** Envoy replicas. @default 2 */
+  replicas: integer({ min: 1, max: 50 }).optional(),
+  /** Zone spread of the replicas: required (DoNotSchedule) or preferred (ScheduleAnyway). @default "preferred" */
+  zoneSpread: oneOf(["required", "preferred"] as const).optional(),
+  /** CPU request per replica (also sets Envoy's worker count). @default "500m" */
+  cpu: quantity.optional(),
+  /** Memory request and limit per replica. @default "256Mi" */
+  memory: quantity.optional(),
+  /** envoyproxy/envoy release tag. @default the tag pinned in components/upstream/envoy.ts */
+  imageTag: pattern(/^v\d+\.\d+\.\d+$/, "must be an exact Envoy release tag such as v1.37.1 (no 'latest', no -dev)").optional(),
+  /** internal or internet-facing NLB. @default "internal" */
+  loadBalancerScheme: oneOf(["internal", "internet-facing"] as const).optional(),
+  /** Upper bound for one inference call, in seconds. @default 60 */
+  inferTimeoutSeconds: integer({ min: 1, max: 3600 }).optional(),
+  /** Circuit breaker: concurrent requests per upstream cluster. @default 1024 */
+  maxRequests: integer({ min: 1 }).optional(),
+});
+
+/** Cross-field rule: prod must say who its clients are (no world-open default to fall back on). */
+export function gatewayRequiresClientsInProd(cfg: { environment: string; gateway?: { clientCidrs?: string[] } }, ctx: z.RefinementCtx): void {
+  if (cfg.environment === "prod" && (cfg.gateway?.clientCidrs ?? []).length === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["gateway", "clientCidrs"],
+      message: "must list at least one client CIDR in prod (the gateway load balancer has no world-open default)",
+    });
+  }
+}
