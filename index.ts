@@ -9,6 +9,8 @@ import { GpuOperator, hostSoftwareOf } from "./components/gpu/operator";
 import { ModelRepository } from "./components/model-repository";
 import { Monitoring } from "./components/monitoring";
 import type { ServingGroupRef } from "./components/contracts";
+import { Firewall } from "./components/firewall";
+import { EnvoyGateway } from "./components/gateway";
 
 const config = loadStackConfig();
 
@@ -82,6 +84,44 @@ const monitoring = new Monitoring(
   k8sOpts,
 );
 
+// Firewall first: the gateway's load balancer needs the security group it creates.
+const firewall = new Firewall(
+  "firewall",
+  {
+    namespace: config.triton.namespace,
+    labels: standardLabels(config),
+    // Triton's egress to its models: 443 (S3, STS for IRSA) or 2049 (EFS).
+    modelRepositoryEgressPort: modelRepository.binding.egressPort,
+    clientCidrs: config.gateway.clientCidrs,
+    clientNamespaces: config.gateway.clientNamespaces,
+    vpcId: cluster.vpcId,
+    gpuNodeSecurityGroupId: gpuNodes.ref.securityGroupId,
+    clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+  },
+  { providers: { aws: cluster.aws, kubernetes: cluster.k8s }, dependsOn: [servingNs] },
+);
+
+const gateway = new EnvoyGateway(
+  "gateway",
+  {
+    namespace: config.triton.namespace,
+    labels: standardLabels(config),
+    servingGroups,
+    mirrorPercent: config.gateway.mirrorPercent,
+    replicas: config.gateway.replicas,
+    zoneSpread: config.gateway.zoneSpread,
+    cpu: config.gateway.cpu,
+    memory: config.gateway.memory,
+    imageTag: config.gateway.imageTag,
+    inferTimeoutSeconds: config.gateway.inferTimeoutSeconds,
+    maxRequests: config.gateway.maxRequests,
+    loadBalancer: firewall.gatewayLbSecurityGroupId
+      ? { securityGroupId: firewall.gatewayLbSecurityGroupId, sourceRanges: config.gateway.clientCidrs, scheme: config.gateway.loadBalancerScheme }
+      : undefined,
+  },
+  { ...k8sOpts, dependsOn: [servingNs] },
+);
+
 export const environment = config.environment;
 export const clusterName = cluster.name;
 export const clusterEndpoint = cluster.endpoint;
@@ -105,3 +145,6 @@ export const modelRepositoryDetails = {
 export const monitoringNamespace = monitoring.namespace;
 export const grafanaAdminSecret = monitoring.grafanaAdminSecretName;
 export const prometheusUrl = monitoring.prometheusUrl;
+export const gatewayServiceName = gateway.serviceName;
+// null when the gateway has no load balancer (no client CIDRs: in-cluster clients only).
+export const gatewayLoadBalancerSecurityGroupId = firewall.gatewayLbSecurityGroupId ?? null;
