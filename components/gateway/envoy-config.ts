@@ -29,6 +29,8 @@ import {
   type RouteAction,
 } from "../upstream/envoy";
 
+/** File name of the bootstrap inside the gateway's ConfigMap (the policy pack finds Envoy configs by it). */
+export const ENVOY_CONFIG_FILE = "envoy.yaml";
 /** Envoy's admin interface: loopback only (it can drain listeners, change runtime and dump config). */
 export const ENVOY_ADMIN = { address: "127.0.0.1", port: 9901 } as const;
 /** Listener serving only GET /ready (kubelet probes, NLB health checks). */

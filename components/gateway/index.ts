@@ -7,12 +7,10 @@ import * as k8s from "@pulumi/kubernetes";
 import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS, type ServingGroupRef } from "../contracts";
 import { ADMIN_PATHS, ENVOY_BINARY, ENVOY_DEFAULT_TAG, ENVOY_IMAGE_REPOSITORY, ENVOY_UID, envoyArgs, toYaml } from "../upstream/envoy";
 import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
-import { ENVOY_READY_PORT, envoyBootstrap } from "./envoy-config";
+import { ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap } from "./envoy-config";
 
 export * from "./envoy-config";
 
-/** File name of the bootstrap inside the ConfigMap (the policy pack finds Envoy configs by it). */
-export const ENVOY_CONFIG_FILE = "envoy.yaml";
 const CONFIG_DIR = "/etc/envoy";
 export const GATEWAY_NAME = "triton-gateway";
 

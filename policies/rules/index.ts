@@ -4,8 +4,10 @@ import { foundationRules } from "./foundation";
 import { gpuNodeRules } from "./gpu-nodes";
 import { modelRepositoryRules } from "./model-repository";
 import { monitoringRules } from "./monitoring";
+import { firewallRules } from "./firewall";
+import { gatewayRules } from "./gateway";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...firewallRules, ...gatewayRules];

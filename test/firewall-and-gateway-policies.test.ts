@@ -1,0 +1,179 @@
+// Each firewall and gateway policy fires on a broken resource (message names the resource,
+// the property and the value) and stays silent on the compliant planned prod stack.
+import { strict as assert } from "node:assert";
+import * as yaml from "js-yaml";
+import { plan } from "./helpers";
+import { rules } from "../policies/rules";
+import { evaluatePolicies } from "../tools/planner/policy";
+import type { RecordedResource } from "../tools/planner";
+import { TRITON_ALL_PODS } from "../components/contracts";
+import { ENVOY_CONFIG_FILE, gatewayConfigMap, resolveEnvoyGatewayArgs } from "../components/gateway";
+
+function res(type: string, name: string, props: Record<string, any>): RecordedResource {
+  return { urn: `urn:pulumi:test::triton-platform::${type}::${name}`, type, name, custom: true, parent: null, provider: null, dependencies: [], props };
+}
+
+async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}): Promise<string[]> {
+  const selected = rules.filter((r) => r.name === policy);
+  assert.equal(selected.length, 1, `policy ${policy} is registered`);
+  const vs = await evaluatePolicies(selected, resources, { all: "mandatory", [policy]: settings } as never);
+  return vs.map((v) => v.message);
+}
+
+async function prod(): Promise<RecordedResource[]> {
+  return (await plan("prod")).resources;
+}
+
+const SG_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
+const NP = "kubernetes:networking.k8s.io/v1:NetworkPolicy";
+const tritonStatefulSet = (namespace: string) =>
+  res("kubernetes:apps/v1:StatefulSet", "vision", {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: "vision", namespace },
+    spec: { template: { metadata: { labels: { ...TRITON_ALL_PODS, "app.kubernetes.io/instance": "vision", track: "primary" } } } },
+  });
+const networkPolicy = (name: string, namespace: string, spec: Record<string, any>) =>
+  res(NP, name, { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name, namespace }, spec });
+
+function envoyConfigMap(mirrorPercent: number, mutate?: (c: Record<string, any>) => void) {
+  const cm = gatewayConfigMap(resolveEnvoyGatewayArgs({ namespace: "triton", labels: {}, servingGroups: [{ name: "vision", canary: true }], mirrorPercent })) as any;
+  if (mutate) {
+    const c = yaml.load(cm.data[ENVOY_CONFIG_FILE]) as Record<string, any>;
+    mutate(c);
+    cm.data[ENVOY_CONFIG_FILE] = yaml.dump(c);
+  }
+  return res("kubernetes:core/v1:ConfigMap", "gateway-config", cm);
+}
+
+describe("firewall and gateway policies", () => {
+  describe("firewall-no-world-ingress-on-triton-ports", () => {
+    const P = "firewall-no-world-ingress-on-triton-ports";
+    it("is silent on the planned prod stack", async () => {
+      assert.deepEqual(await violations(P, await prod()), []);
+    });
+    it("is silent on 0.0.0.0/0 to another port and on a private CIDR to 8000", async () => {
+      const ok = [
+        res(SG_RULE, "https", { securityGroupId: "sg-1", ipProtocol: "tcp", fromPort: 443, toPort: 443, cidrIpv4: "0.0.0.0/0" }),
+        res(SG_RULE, "private", { securityGroupId: "sg-1", ipProtocol: "tcp", fromPort: 8000, toPort: 8002, cidrIpv4: "10.0.0.0/8" }),
+      ];
+      assert.deepEqual(await violations(P, ok), []);
+    });
+    it("fires on 0.0.0.0/0 to 8001", async () => {
+      const [m] = await violations(P, [res(SG_RULE, "open", { securityGroupId: "sg-1", ipProtocol: "tcp", fromPort: 8001, toPort: 8001, cidrIpv4: "0.0.0.0/0" })]);
+      assert.match(m, /SecurityGroupIngressRule open: ingress from 0\.0\.0\.0\/0 \(protocol tcp, ports 8001-8001\) covers Triton ports 8000-8002/);
+    });
+    it("fires on ::/0 with all protocols", async () => {
+      assert.equal((await violations(P, [res(SG_RULE, "v6", { securityGroupId: "sg-1", ipProtocol: "-1", cidrIpv6: "::/0" })])).length, 1);
+    });
+    it("fires on an inline security-group ingress and on a legacy SecurityGroupRule", async () => {
+      const vs = await violations(P, [
+        res("aws:ec2/securityGroup:SecurityGroup", "inline", { ingress: [{ protocol: "tcp", fromPort: 0, toPort: 65535, cidrBlocks: ["0.0.0.0/0"] }] }),
+        res("aws:ec2/securityGroupRule:SecurityGroupRule", "legacy", { type: "ingress", protocol: "tcp", fromPort: 8002, toPort: 8002, cidrBlocks: [], ipv6CidrBlocks: ["::/0"] }),
+      ]);
+      assert.equal(vs.length, 2);
+      assert.match(vs.join("\n"), /SecurityGroup inline: ingress\[0\]\.ingress from 0\.0\.0\.0\/0/);
+    });
+  });
+
+  describe("firewall-triton-metrics-only-from-monitoring", () => {
+    const P = "firewall-triton-metrics-only-from-monitoring";
+    it("is silent on the planned prod stack", async () => {
+      assert.deepEqual(await violations(P, await prod()), []);
+    });
+    it("is silent on an allow-all policy in a namespace without Triton", async () => {
+      assert.deepEqual(await violations(P, [...(await prod()), networkPolicy("allow-all", "ml-apps", { podSelector: {}, ingress: [{}] })]), []);
+    });
+    it("fires on a Triton-namespace policy admitting any source on all ports", async () => {
+      const vs = await violations(P, [...(await prod()), networkPolicy("allow-all", "triton", { podSelector: {}, policyTypes: ["Ingress"], ingress: [{}] })]);
+      assert.deepEqual(vs, ["NetworkPolicy triton/allow-all: spec.ingress[0] admits (any source) to Triton's metrics port 8002"]);
+    });
+    it("fires on an ipBlock or a whole namespace admitted to 8002", async () => {
+      const vs = await violations(P, [
+        ...(await prod()),
+        networkPolicy("scrape", "triton", {
+          podSelector: { matchLabels: { ...TRITON_ALL_PODS } },
+          ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8" } }, { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }], ports: [{ port: "metrics" }] }],
+        }),
+      ]);
+      assert.equal(vs.length, 1);
+      assert.match(vs[0], /NetworkPolicy triton\/scrape: spec\.ingress\[0\] admits .*ipBlock.*10\.0\.0\.0\/8.*monitoring/);
+    });
+  });
+
+  describe("firewall-networkpolicy-selects-every-triton-pod", () => {
+    const P = "firewall-networkpolicy-selects-every-triton-pod";
+    it("is silent when the Triton namespace's policies select the serving pods", async () => {
+      assert.deepEqual(await violations(P, [...(await prod()), tritonStatefulSet("triton")]), []);
+    });
+    it("fires on Triton pods in a namespace without an Ingress NetworkPolicy", async () => {
+      const vs = await violations(P, [
+        ...(await prod()),
+        tritonStatefulSet("serving"),
+        networkPolicy("egress-only", "serving", { podSelector: {}, policyTypes: ["Egress"], egress: [{}] }),
+      ]);
+      assert.equal(vs.length, 1);
+      assert.match(vs[0], /StatefulSet serving\/vision: pods labelled .*"app.kubernetes.io\/name":"triton".* are selected by no Ingress NetworkPolicy in namespace serving/);
+    });
+    it("fires when the only policy selects other pods", async () => {
+      const vs = await violations(P, [tritonStatefulSet("serving"), networkPolicy("gw", "serving", { podSelector: { matchLabels: { "app.kubernetes.io/name": "triton-gateway" } }, ingress: [] })]);
+      assert.equal(vs.length, 1);
+    });
+  });
+
+  describe("gateway-mirror-percent-within-max", () => {
+    const P = "gateway-mirror-percent-within-max";
+    it("is silent on the planned prod stack (5 % under prod's 25 % cap)", async () => {
+      assert.deepEqual(await violations(P, await prod(), { maxPercent: 25 }), []);
+    });
+    it("is silent at exactly the maximum", async () => {
+      assert.deepEqual(await violations(P, [envoyConfigMap(25)], { maxPercent: 25 }), []);
+    });
+    it("fires above the stack's maximum, naming the path and both values", async () => {
+      const vs = await violations(P, [envoyConfigMap(30)], { maxPercent: 25 });
+      // One report per mirror target (HTTP and gRPC canary clusters), not one per route.
+      assert.equal(vs.length, 2);
+      assert.match(
+        vs[0],
+        /ConfigMap triton-gateway-config: data\.envoy\.yaml static_resources\.listeners\[0\].*request_mirror_policies\[0\] \(and 3 more route\(s\)\) mirrors 30 % to vision-canary-http \(maximum for this stack: 25 %\)/,
+      );
+    });
+    it("fires on a mirror policy without runtime_fraction (mirrors everything)", async () => {
+      const cm = envoyConfigMap(1, (c) => {
+        delete c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].runtime_fraction;
+      });
+      assert.match((await violations(P, [cm], { maxPercent: 25 })).join("\n"), /mirrors 100 %/);
+    });
+  });
+
+  describe("gateway-envoy-admin-not-exposed", () => {
+    const P = "gateway-envoy-admin-not-exposed";
+    it("is silent on the planned prod stack", async () => {
+      assert.deepEqual(await violations(P, await prod()), []);
+    });
+    it("fires when the admin interface listens on all addresses", async () => {
+      const cm = envoyConfigMap(5, (c) => {
+        c.admin.address.socket_address.address = "0.0.0.0";
+      });
+      assert.deepEqual(await violations(P, [cm]), ['ConfigMap triton-gateway-config: data.envoy.yaml admin.address.socket_address.address is "0.0.0.0", not a loopback address']);
+    });
+    it("fires when a listener forwards more than the allowed paths to the admin cluster", async () => {
+      const cm = envoyConfigMap(5, (c) => {
+        const metrics = c.static_resources.listeners.find((l: { name: string }) => l.name === "metrics");
+        metrics.filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].match = { prefix: "/" };
+      });
+      const vs = await violations(P, [cm]);
+      assert.equal(vs.length, 1);
+      assert.match(vs[0], /static_resources\.listeners\[2\]\..*routes\[0\]\.match \{"prefix":"\/"\} forwards to the admin cluster envoy-admin/);
+    });
+    it("fires on a Service that targets the admin port of the gateway pods", async () => {
+      const svc = res("kubernetes:core/v1:Service", "gw-admin", {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "gw-admin", namespace: "triton" },
+        spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ port: 80, targetPort: 9901 }] },
+      });
+      assert.deepEqual(await violations(P, [svc]), ["Service gw-admin: spec.ports[0] targets Envoy's admin port 9901"]);
+    });
+  });
+});

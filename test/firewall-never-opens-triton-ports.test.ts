@@ -1,0 +1,190 @@
+// The firewall: NetworkPolicies select the right pods with the right ports and peers, the
+// security-group rules admit Triton ports only from security groups, and no valid client
+// configuration ever opens a Triton port to the world.
+import { strict as assert } from "node:assert";
+import fc from "fast-check";
+import { ofType, plan } from "./helpers";
+import { GATEWAY_POD_LABELS, MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS } from "../components/contracts";
+import { PROMETHEUS_PEER, networkPolicies, resolveFirewallArgs, securityGroupRuleArgs, securityGroupRules, type FirewallArgs } from "../components/firewall";
+import { isWorldOpen } from "../config/cidr";
+import { loadConfig } from "../config";
+import { sgIngressOpenings } from "../policies/rules/firewall";
+
+const args: FirewallArgs = {
+  namespace: "triton",
+  labels: { "app.kubernetes.io/part-of": "triton-platform" },
+  modelRepositoryEgressPort: 443,
+  clientCidrs: ["10.10.0.0/16", "fd00::/48"],
+  clientNamespaces: ["ml-apps"],
+  vpcId: "vpc-1",
+  gpuNodeSecurityGroupId: "sg-gpu",
+  clusterSecurityGroupId: "sg-cluster",
+};
+const policies = (over: Partial<FirewallArgs> = {}) => networkPolicies(resolveFirewallArgs({ ...args, ...over })) as any[];
+const byName = (ps: any[], name: string) => ps.find((p) => p.metadata.name === name);
+const ports = (rule: any) => rule.ports.map((p: any) => `${p.protocol}/${p.port}`);
+
+describe("firewall", () => {
+  describe("NetworkPolicies", () => {
+    it("deny all ingress in the namespace by default", () => {
+      const p = byName(policies(), "default-deny-ingress");
+      assert.deepEqual(p.spec, { podSelector: {}, policyTypes: ["Ingress"] });
+      assert.equal(p.metadata.namespace, "triton");
+    });
+
+    it("admit Triton 8000/8001 only from gateway pods", () => {
+      const p = byName(policies(), "triton-serving-from-gateway");
+      assert.deepEqual(p.spec.podSelector, { matchLabels: { ...TRITON_ALL_PODS } });
+      assert.equal(p.spec.ingress.length, 1);
+      assert.deepEqual(p.spec.ingress[0].from, [{ podSelector: { matchLabels: { ...GATEWAY_POD_LABELS } } }]);
+      assert.deepEqual(ports(p.spec.ingress[0]), ["TCP/8000", "TCP/8001"]);
+    });
+
+    it("admit Triton 8002 only from Prometheus pods in the monitoring namespace", () => {
+      const p = byName(policies(), "triton-metrics-from-prometheus");
+      assert.deepEqual(p.spec.ingress, [
+        {
+          from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": MONITORING_NAMESPACE } }, podSelector: { matchLabels: { ...PROMETHEUS_POD_LABELS } } }],
+          ports: [{ protocol: "TCP", port: 8002 }],
+        },
+      ]);
+    });
+
+    it("limit Triton egress to DNS and the model repository's port (443 S3, 2049 EFS)", () => {
+      for (const port of [443, 2049] as const) {
+        const p = byName(policies({ modelRepositoryEgressPort: port }), "triton-egress");
+        assert.deepEqual(p.spec.policyTypes, ["Egress"]);
+        assert.deepEqual(p.spec.egress.map(ports), [["UDP/53", "TCP/53"], [`TCP/${port}`]]);
+        assert.deepEqual(p.spec.egress[0].to[0].podSelector, { matchLabels: { "k8s-app": "kube-dns" } });
+      }
+    });
+
+    it("admit the gateway's serving ports only from client CIDRs and namespaces", () => {
+      const p = byName(policies(), "gateway-ingress");
+      assert.deepEqual(p.spec.podSelector, { matchLabels: { ...GATEWAY_POD_LABELS } });
+      const serving = p.spec.ingress.find((r: any) => ports(r).includes("TCP/8000"));
+      assert.deepEqual(serving.from, [
+        { ipBlock: { cidr: "10.10.0.0/16" } },
+        { ipBlock: { cidr: "fd00::/48" } },
+        { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ml-apps" } } },
+      ]);
+      assert.deepEqual(p.spec.ingress.find((r: any) => ports(r).includes("TCP/9902")).from, [PROMETHEUS_PEER]);
+      // The only rule without peers is the /ready listener.
+      assert.deepEqual(p.spec.ingress.filter((r: any) => !r.from).map(ports), [["TCP/9903"]]);
+    });
+
+    it("without clients, nothing may reach the gateway's serving ports", () => {
+      const p = byName(policies({ clientCidrs: [], clientNamespaces: [] }), "gateway-ingress");
+      assert.ok(!p.spec.ingress.some((r: any) => ports(r).includes("TCP/8000")));
+    });
+  });
+
+  describe("security-group rules", () => {
+    it("admit Triton ports on the GPU nodes only from the cluster security group", () => {
+      const gpu = securityGroupRules(resolveFirewallArgs(args)).filter((r) => r.securityGroup === "gpuNodes");
+      assert.deepEqual(
+        gpu.map((r) => [r.direction, r.fromPort, r.toPort, r.peer]),
+        [
+          ["ingress", 8000, 8001, { securityGroup: "cluster" }],
+          ["ingress", 8002, 8002, { securityGroup: "cluster" }],
+        ],
+      );
+    });
+
+    it("admit each client CIDR to the gateway load balancer, IPv4 and IPv6", () => {
+      const specs = securityGroupRules(resolveFirewallArgs(args));
+      const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb", efs: undefined };
+      const lb = specs.filter((r) => r.securityGroup === "gatewayLb" && r.direction === "ingress").map((s) => securityGroupRuleArgs(s, ids));
+      assert.deepEqual(
+        lb.map((a) => [a.securityGroupId, a.fromPort, a.toPort, (a as any).cidrIpv4 ?? (a as any).cidrIpv6]),
+        [
+          ["sg-lb", 8000, 8001, "10.10.0.0/16"],
+          ["sg-lb", 8000, 8001, "fd00::/48"],
+        ],
+      );
+    });
+
+    it("open EFS 2049 only from the GPU nodes, and only when the EFS backend is on", () => {
+      assert.ok(!securityGroupRules(resolveFirewallArgs(args)).some((r) => r.fromPort === 2049));
+      const efs = securityGroupRules(resolveFirewallArgs({ ...args, efsSecurityGroupId: "sg-efs" })).filter((r) => r.fromPort === 2049);
+      assert.deepEqual(efs.map((r) => [r.securityGroup, r.peer]), [["efs", { securityGroup: "gpuNodes" }]]);
+    });
+
+    it("refuse a world-open client CIDR even when called without the config schema", () => {
+      assert.throws(() => resolveFirewallArgs({ ...args, clientCidrs: ["0.0.0.0/0"] }), /narrower than \/0/);
+    });
+  });
+
+  it("property: any valid client configuration never opens a Triton port to the world", () => {
+    const v4 = fc.tuple(fc.integer({ min: 1, max: 32 }), fc.nat(0xffffffff)).map(([prefix, n]) => {
+      const net = prefix === 32 ? n : (n >>> (32 - prefix)) << (32 - prefix);
+      const ip = [24, 16, 8, 0].map((s) => (net >>> s) & 255).join(".");
+      return `${ip}/${prefix}`;
+    });
+    const v6 = fc.tuple(fc.integer({ min: 1, max: 64 }), fc.array(fc.nat(0xffff), { minLength: 4, maxLength: 4 })).map(([prefix, hextets]) => {
+      const bits = hextets.reduce((acc, h) => (acc << 16n) + BigInt(h), 0n) >> BigInt(64 - prefix) << BigInt(64 - prefix);
+      const hs = [48n, 32n, 16n, 0n].map((s) => ((bits >> s) & 0xffffn).toString(16));
+      return `${hs.join(":")}::/${prefix}`;
+    });
+    // Also offer /0 spellings: the config must refuse them, so they never reach the builders.
+    const anyCidr = fc.oneof(v4, v6, fc.constantFrom("0.0.0.0/0", "::/0", "10.0.0.0/0"));
+    fc.assert(
+      fc.property(fc.uniqueArray(anyCidr, { maxLength: 5 }), fc.boolean(), fc.constantFrom(443, 2049), (cidrs, efs, port) => {
+        const raw = {
+          "aws:region": "us-east-1",
+          "triton-platform:environment": "prod",
+          "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
+          "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision" }] }),
+          "triton-platform:gateway": JSON.stringify({ clientCidrs: cidrs }),
+        };
+        let cfg;
+        try {
+          cfg = loadConfig(raw, "prod");
+        } catch (e) {
+          // Refused: only for a /0 or an empty list in prod; then nothing is created.
+          return cidrs.length === 0 || cidrs.some(isWorldOpen);
+        }
+        if (cidrs.some(isWorldOpen)) return false;
+        const r = resolveFirewallArgs({ ...args, clientCidrs: cfg.gateway.clientCidrs, modelRepositoryEgressPort: port as 443 | 2049, efsSecurityGroupId: efs ? "sg-efs" : undefined });
+        const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb", efs: efs ? "sg-efs" : undefined };
+        // AWS: no ingress rule with a /0 source touches 8000-8002.
+        for (const spec of securityGroupRules(r)) {
+          if (spec.direction !== "ingress") continue;
+          const a = securityGroupRuleArgs(spec, ids) as Record<string, any>;
+          const opening = sgIngressOpenings("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", a)[0];
+          if (opening.cidrs.some(isWorldOpen)) return false;
+        }
+        // Kubernetes: Triton pods admit only the gateway and Prometheus; no ipBlock, no peerless rule.
+        for (const np of networkPolicies(r) as any[]) {
+          if (np.spec.podSelector?.matchLabels?.["app.kubernetes.io/name"] !== TRITON_ALL_PODS["app.kubernetes.io/name"]) continue;
+          for (const rule of np.spec.ingress ?? []) {
+            if (!rule.from?.length || rule.from.some((p: any) => p.ipBlock)) return false;
+          }
+        }
+        return true;
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  describe("planned stacks", () => {
+    for (const stack of ["dev", "staging", "prod"]) {
+      it(`${stack}: six NetworkPolicies in the Triton namespace and no world-open security-group ingress`, async () => {
+        const p = await plan(stack);
+        const nps = ofType(p.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy");
+        assert.equal(nps.length, 6);
+        for (const np of nps) assert.equal(np.props.metadata.namespace, "triton");
+        for (const r of p.resources.filter((x) => x.custom)) {
+          for (const o of sgIngressOpenings(r.type, r.props)) assert.ok(!o.cidrs.some(isWorldOpen), `${r.name}: ${o.cidrs}`);
+        }
+      });
+    }
+
+    it("prod: the load balancer's security group admits exactly the configured client CIDRs", async () => {
+      const p = await plan("prod");
+      const lbRules = ofType(p.resources, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) => r.name.startsWith("firewall-gateway-lb-from-"));
+      assert.deepEqual(lbRules.map((r) => r.props.cidrIpv4 ?? r.props.cidrIpv6).sort(), ["10.10.0.0/16", "10.11.0.0/16", "fd12:3456:789a::/48"]);
+      for (const r of lbRules) assert.deepEqual([r.props.fromPort, r.props.toPort, r.props.ipProtocol], [8000, 8001, "tcp"]);
+    });
+  });
+});
