@@ -107,6 +107,7 @@ const gateway = new EnvoyGateway(
     namespace: config.triton.namespace,
     labels: standardLabels(config),
     servingGroups,
+    defaultGroup: config.gateway.defaultGroup,
     mirrorPercent: config.gateway.mirrorPercent,
     replicas: config.gateway.replicas,
     zoneSpread: config.gateway.zoneSpread,

@@ -25,6 +25,8 @@ const mirrorPercent = number({ min: 0, max: 100 }).refine((p) => Math.abs(Math.r
 });
 
 export const gatewaySection = section({
+  /** Serving group for requests without the x-triton-group header. @default the first of triton.groups */
+  defaultGroup: dnsLabel.optional(),
   /** Percentage of each group's requests shadowed to its canary (0 disables). @default 0 */
   mirrorPercent: mirrorPercent.default(0),
   /** Networks allowed to reach the gateway's load balancer; the load balancer exists only when this is set. @default [] */
@@ -49,13 +51,24 @@ export const gatewaySection = section({
   maxRequests: integer({ min: 1 }).optional(),
 });
 
-/** Cross-field rule: prod must say who its clients are (no world-open default to fall back on). */
-export function gatewayRequiresClientsInProd(cfg: { environment: string; gateway?: { clientCidrs?: string[] } }, ctx: z.RefinementCtx): void {
+/**
+ * Cross-field rules: prod must say who its clients are (no world-open default to fall back
+ * on), and a default group must be one of the serving groups.
+ */
+export function gatewayCrossChecks(
+  cfg: { environment: string; triton?: { groups?: { name: string }[] }; gateway?: { clientCidrs?: string[]; defaultGroup?: string } },
+  ctx: z.RefinementCtx,
+): void {
   if (cfg.environment === "prod" && (cfg.gateway?.clientCidrs ?? []).length === 0) {
     ctx.addIssue({
       code: "custom",
       path: ["gateway", "clientCidrs"],
       message: "must list at least one client CIDR in prod (the gateway load balancer has no world-open default)",
     });
+  }
+  const groups = (cfg.triton?.groups ?? []).map((g) => g.name);
+  const dg = cfg.gateway?.defaultGroup;
+  if (dg !== undefined && !groups.includes(dg)) {
+    ctx.addIssue({ code: "custom", path: ["gateway", "defaultGroup"], message: `must name one of triton.groups (${groups.join(", ")})` });
   }
 }

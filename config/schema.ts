@@ -7,7 +7,7 @@ import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, q
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
-import { gatewayRequiresClientsInProd, gatewaySection } from "./gateway";
+import { gatewayCrossChecks, gatewaySection } from "./gateway";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -109,7 +109,7 @@ export const stackConfigSchema = z
   .strictObject(sections)
   .superRefine(gpuCrossChecks)
   .superRefine(monitoringCrossChecks)
-  .superRefine(gatewayRequiresClientsInProd);
+  .superRefine(gatewayCrossChecks);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = z.output<typeof stackConfigSchema> & {

@@ -10,6 +10,7 @@ function raw(gateway: unknown, environment = "staging"): Record<string, string> 
     "aws:region": "us-east-1",
     "triton-platform:environment": environment,
     "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
+    "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } }),
     "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision", canary: {} }] }),
     ...(gateway === undefined ? {} : { "triton-platform:gateway": JSON.stringify(gateway) }),
   };
@@ -79,6 +80,11 @@ describe("gateway config", () => {
     assert.deepEqual(problems({}, "staging"), []);
     assert.match(problems({}, "prod").join("\n"), /triton-platform:gateway\.clientCidrs must list at least one client CIDR in prod/);
     assert.deepEqual(problems({ clientCidrs: ["10.0.0.0/16"] }, "prod"), []);
+  });
+
+  it("a default group must be one of the serving groups", () => {
+    assert.deepEqual(problems({ defaultGroup: "vision" }), []);
+    assert.match(problems({ defaultGroup: "audio" }).join("\n"), /triton-platform:gateway\.defaultGroup must name one of triton\.groups \(vision\), got "audio"/);
   });
 
   it("an unknown key is an error, not a silent default", () => {

@@ -111,8 +111,26 @@ function meta(r: ResolvedEnvoyGatewayArgs, name: string) {
   return { name, namespace: r.namespace, labels: { ...r.labels, ...GATEWAY_POD_LABELS, "app.kubernetes.io/component": "gateway" } };
 }
 
+/**
+ * Name of the ConfigMap holding a bootstrap: content-addressed. A changed bootstrap is a new
+ * ConfigMap (created before the old one is deleted, since the names differ), and the
+ * Deployment's changed volume rolls the pods onto it. With a fixed name the provider would
+ * delete the old ConfigMap first (its data is immutable), leaving new pods without config.
+ */
+export function gatewayConfigMapName(yamlText: string): string {
+  return `${GATEWAY_NAME}-config-${createHash("sha256").update(yamlText).digest("hex").slice(0, 10)}`;
+}
+
 export function gatewayConfigMap(r: ResolvedEnvoyGatewayArgs): k8s.types.input.core.v1.ConfigMap {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: meta(r, `${GATEWAY_NAME}-config`), data: { [ENVOY_CONFIG_FILE]: gatewayBootstrapYaml(r) } };
+  const text = gatewayBootstrapYaml(r);
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: meta(r, gatewayConfigMapName(text)),
+    // Immutable: the running pods' config can only change by a rollout (and the kubelet stops watching it).
+    immutable: true,
+    data: { [ENVOY_CONFIG_FILE]: text },
+  };
 }
 
 export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.apps.v1.Deployment {
@@ -127,12 +145,10 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
       selector: { matchLabels: { ...GATEWAY_POD_LABELS } },
       // Surge, never dip: a rollout must not reduce gateway capacity.
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+      // The bootstrap is read once at start; its content-addressed ConfigMap name (below)
+      // changes with it, so a config change rolls the pods.
       template: {
-        metadata: {
-          labels: podLabels,
-          // The bootstrap is read once at start: a config change must roll the pods.
-          annotations: { "triton-platform/config-sha256": createHash("sha256").update(configYaml).digest("hex") },
-        },
+        metadata: { labels: podLabels },
         spec: {
           // Static config: Envoy never talks to the Kubernetes API, so it gets no token to leak.
           automountServiceAccountToken: false,
@@ -190,7 +206,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
             },
           ],
           volumes: [
-            { name: "config", configMap: { name: `${GATEWAY_NAME}-config` } },
+            { name: "config", configMap: { name: gatewayConfigMapName(configYaml) } },
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
           ],
         },
