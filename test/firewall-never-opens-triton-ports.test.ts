@@ -134,6 +134,7 @@ describe("firewall", () => {
           "aws:region": "us-east-1",
           "triton-platform:environment": "prod",
           "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
+          "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } }),
           "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision" }] }),
           "triton-platform:gateway": JSON.stringify({ clientCidrs: cidrs }),
         };

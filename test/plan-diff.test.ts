@@ -107,7 +107,11 @@ describe("plan diff against a base revision", function () {
     const c = await changes();
     const creates = c.resources.filter((r) => r.op === "create");
     assert.ok(creates.some((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "group-added"), JSON.stringify(creates.map((r) => r.name)));
-    assert.deepEqual(c.resources.filter((r) => r.op === "delete" || r.op === "replace"), []);
+    // The gateway routes the new group: its content-addressed Envoy ConfigMap is replaced
+    // (a new name, created before the old one is deleted) and its Deployment rolls onto it.
+    // Nothing else is replaced or deleted.
+    const replaced = c.resources.filter((r) => r.op === "delete" || r.op === "replace");
+    assert.deepEqual(replaced.map((r) => [r.op, r.type, r.name]), [["replace", "kubernetes:core/v1:ConfigMap", "gateway-config"]]);
   });
 
   it("shows one update with its property path when a tag value changes", async () => {

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as yaml from "js-yaml";
 import { rules } from "../policies/rules";
 import type { RecordedResource } from "../tools/planner";
 import { plan, ROOT } from "./helpers";
@@ -16,6 +17,21 @@ const first = (rs: RecordedResource[], type: string, where: (r: RecordedResource
   const r = rs.find((x) => x.type === type && where(x));
   if (!r) throw new Error(`the prod plan has no ${type} to mutate`);
   return r;
+};
+
+/** Edit the Envoy bootstrap held in the gateway's ConfigMap. */
+const editEnvoy = (rs: RecordedResource[], edit: (c: Record<string, any>) => void) => {
+  const cm = first(rs, "kubernetes:core/v1:ConfigMap", (r) => typeof r.props.data?.["envoy.yaml"] === "string");
+  const c = yaml.load(cm.props.data["envoy.yaml"]) as Record<string, any>;
+  edit(c);
+  cm.props.data["envoy.yaml"] = yaml.dump(c);
+};
+const walk = (v: unknown, visit: (o: Record<string, any>) => void): void => {
+  if (Array.isArray(v)) v.forEach((x) => walk(x, visit));
+  else if (v && typeof v === "object") {
+    visit(v as Record<string, any>);
+    Object.values(v).forEach((x) => walk(x, visit));
+  }
 };
 
 /** One mutation per rule: the smallest change to the prod plan that the rule must catch. */
@@ -80,6 +96,43 @@ export const MUTATIONS: Mutation[] = [
     rule: "gpu-operator-matches-node-image",
     breaks: "has the GPU Operator install a driver on AL2023 NVIDIA nodes that ship one",
     mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "gpu-operator").props.values.driver = { enabled: true, version: "580.105.08" }),
+  },
+  {
+    rule: "firewall-no-world-ingress-on-triton-ports",
+    breaks: "opens the gateway load balancer's 8000-8001 to 0.0.0.0/0",
+    mutate: (rs) => (first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (r) => r.props.cidrIpv4 !== undefined).props.cidrIpv4 = "0.0.0.0/0"),
+  },
+  {
+    rule: "firewall-triton-metrics-only-from-monitoring",
+    breaks: "admits any source to Triton's metrics port",
+    mutate: (rs) => delete first(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec.ingress[0].from,
+  },
+  {
+    rule: "firewall-networkpolicy-selects-every-triton-pod",
+    breaks: "adds Triton pods in a namespace without NetworkPolicies",
+    mutate: (rs) => {
+      const d = structuredClone(first(rs, "kubernetes:apps/v1:Deployment"));
+      d.urn = `${d.urn}-stray`;
+      d.name = "stray-triton";
+      d.props.metadata = { ...d.props.metadata, name: "stray-triton", namespace: "stray" };
+      d.props.spec.template.metadata.labels = { ...d.props.spec.template.metadata.labels, "app.kubernetes.io/name": "triton" };
+      rs.push(d);
+    },
+  },
+  {
+    rule: "gateway-mirror-percent-within-max",
+    breaks: "mirrors half of production traffic to the canary (prod cap 25 %)",
+    mutate: (rs) =>
+      editEnvoy(rs, (c) =>
+        walk(c, (o) => {
+          if (o.request_mirror_policies) for (const m of o.request_mirror_policies) m.runtime_fraction.default_value = { numerator: 50, denominator: "HUNDRED" };
+        }),
+      ),
+  },
+  {
+    rule: "gateway-envoy-admin-not-exposed",
+    breaks: "binds Envoy's admin interface to 0.0.0.0",
+    mutate: (rs) => editEnvoy(rs, (c) => (c.admin.address.socket_address.address = "0.0.0.0")),
   },
   {
     rule: "gpu-node-role-least-privilege",
