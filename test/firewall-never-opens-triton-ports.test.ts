@@ -8,6 +8,7 @@ import { GATEWAY_POD_LABELS, MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON
 import { PROMETHEUS_PEER, networkPolicies, resolveFirewallArgs, securityGroupRuleArgs, securityGroupRules, type FirewallArgs } from "../components/firewall";
 import { isWorldOpen } from "../config/cidr";
 import { loadConfig } from "../config";
+import { stackConfigWith } from "./stack-config-fixture";
 import { sgIngressOpenings } from "../policies/rules/firewall";
 
 const args: FirewallArgs = {
@@ -130,14 +131,7 @@ describe("firewall", () => {
     const anyCidr = fc.oneof(v4, v6, fc.constantFrom("0.0.0.0/0", "::/0", "10.0.0.0/0"));
     fc.assert(
       fc.property(fc.uniqueArray(anyCidr, { maxLength: 5 }), fc.boolean(), fc.constantFrom(443, 2049), (cidrs, efs, port) => {
-        const raw = {
-          "aws:region": "us-east-1",
-          "triton-platform:environment": "prod",
-          "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
-          "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } }),
-          "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision" }] }),
-          "triton-platform:gateway": JSON.stringify({ clientCidrs: cidrs }),
-        };
+        const raw = stackConfigWith("prod", { gateway: { clientCidrs: cidrs } });
         let cfg;
         try {
           cfg = loadConfig(raw, "prod");

@@ -4,16 +4,11 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
+import { stackConfigWith } from "./stack-config-fixture";
 
 function raw(gateway: unknown, environment = "staging"): Record<string, string> {
-  return {
-    "aws:region": "us-east-1",
-    "triton-platform:environment": environment,
-    "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
-    "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } }),
-    "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision", canary: {} }] }),
-    ...(gateway === undefined ? {} : { "triton-platform:gateway": JSON.stringify(gateway) }),
-  };
+  // The real stack file of that environment, one serving group with a canary, and the gateway section under test.
+  return stackConfigWith(environment, { triton: { groups: [{ name: "vision", canary: {} }] }, gateway });
 }
 function problems(gateway: unknown, environment = "staging"): string[] {
   try {

@@ -21,6 +21,7 @@ import {
 } from "../components/gateway";
 import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, toYaml } from "../components/upstream/envoy";
 import { loadConfig } from "../config";
+import { stackConfigWith } from "./stack-config-fixture";
 
 const base: EnvoyConfigInput = {
   servingGroups: [
@@ -150,14 +151,7 @@ describe("gateway routes and mirroring", () => {
       const validPercent = fc.integer({ min: 0, max: 1_000_000 }).map((n) => n / 10_000);
       fc.assert(
         fc.property(validPercent, (pct) => {
-          const raw = {
-            "aws:region": "us-east-1",
-            "triton-platform:environment": "staging",
-            "triton-platform:cluster": JSON.stringify({ name: "c", zones: ["us-east-1a"] }),
-            "triton-platform:gpu": JSON.stringify({ instanceTypes: ["g6.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } }),
-            "triton-platform:triton": JSON.stringify({ groups: [{ name: "vision", canary: {} }] }),
-            "triton-platform:gateway": JSON.stringify({ mirrorPercent: pct }),
-          };
+          const raw = stackConfigWith("staging", { triton: { groups: [{ name: "vision", canary: {} }] }, gateway: { mirrorPercent: pct } });
           const cfg = loadConfig(raw, "staging");
           const policies = findMirrorPolicies(bootstrap({ servingGroups: [{ name: "vision", canary: true }], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }));
           if (pct === 0) return policies.length === 0;

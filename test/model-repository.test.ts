@@ -217,7 +217,7 @@ describe("model repository", () => {
 
     it("admits only TCP 2049 from the node security group", () => {
       assert.equal(one(rs, "aws:ec2/securityGroup:SecurityGroup", "model-repository-nfs").props.ingress, undefined, "no inline rules");
-      const rule = one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule");
+      const rule = one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "model-repository-nfs-from-gpu-nodes");
       assert.deepEqual(
         { proto: rule.props.ipProtocol, from: rule.props.fromPort, to: rule.props.toPort, src: rule.props.referencedSecurityGroupId, cidr: rule.props.cidrIpv4 },
         { proto: "tcp", from: NFS_PORT, to: NFS_PORT, src: "gpu-nodes-id", cidr: undefined },
