@@ -175,6 +175,16 @@ describe("firewall", () => {
       });
     }
 
+    it("Triton egress follows the model repository backend: 2049 for EFS (staging), 443 for S3 (prod)", async () => {
+      for (const [stack, port] of [
+        ["staging", 2049],
+        ["prod", 443],
+      ] as const) {
+        const np = ofType((await plan(stack)).resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy").find((r) => r.props.metadata.name === "triton-egress")!;
+        assert.deepEqual(np.props.spec.egress[1].ports, [{ protocol: "TCP", port }], stack);
+      }
+    });
+
     it("prod: the load balancer's security group admits exactly the configured client CIDRs", async () => {
       const p = await plan("prod");
       const lbRules = ofType(p.resources, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) => r.name.startsWith("firewall-gateway-lb-from-"));
