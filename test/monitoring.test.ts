@@ -139,7 +139,8 @@ describe("monitoring component", () => {
 
     it("ships three dashboards as ConfigMaps labelled for the Grafana sidecar", async () => {
       const p = await plan("prod");
-      const cms = ofType(p.resources, "kubernetes:core/v1:ConfigMap");
+      // The monitoring namespace's ConfigMaps (the gateway has its own in the Triton namespace).
+      const cms = ofType(p.resources, "kubernetes:core/v1:ConfigMap").filter((r) => r.props.metadata.namespace === MONITORING_NAMESPACE);
       assert.equal(cms.length, 3);
       const titles: string[] = [];
       for (const cm of cms) {
