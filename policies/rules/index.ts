@@ -4,8 +4,9 @@ import { foundationRules } from "./foundation";
 import { gpuNodeRules } from "./gpu-nodes";
 import { modelRepositoryRules } from "./model-repository";
 import { monitoringRules } from "./monitoring";
+import { tritonRules } from "./triton";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...tritonRules];
