@@ -155,6 +155,13 @@ describe("Triton policy rules", () => {
     assert.match(v[0], /allows 30s \(periodSeconds × failureThreshold\), below 60s/);
   });
 
+  it("triton-pdb-exists: a PDB in another namespace or for another track does not cover the StatefulSet", async () => {
+    const otherNs = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.metadata.namespace = "default")));
+    assert.equal(otherNs.length, 1);
+    const otherTrack = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.spec.selector.matchLabels.track = "canary")));
+    assert.equal(otherTrack.length, 1);
+  });
+
   it("triton-min-replicas also reads the HPA's minReplicas", async () => {
     const v = await violations("triton-min-replicas", broken((_s, all) => (all[2].props.spec.minReplicas = 1)));
     assert.match(v[0], /HorizontalPodAutoscaler vision: spec\.minReplicas is 1, must be >= 3/);

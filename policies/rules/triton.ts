@@ -203,15 +203,29 @@ export const tritonRules: Rule[] = [
     remediationSteps: "Create a policy/v1 PodDisruptionBudget selecting the StatefulSet's pod labels (the component does, maxUnavailable 1).",
     enforcementLevel: "advisory",
     validateStack: (args, report) => {
-      const pdbs = args.resources.filter((r) => r.type === PDB);
+      // Index each PDB under its rarest selector entry, so a StatefulSet checks a few
+      // candidates, not every PDB: the stack's cost stays linear in its serving groups.
+      const pdbs = args.resources
+        .filter((r) => r.type === PDB)
+        .map((p) => ({ ns: p.props.metadata?.namespace, sel: Object.entries<string>(p.props.spec?.selector?.matchLabels ?? {}) }))
+        .filter((p) => p.sel.length > 0);
+      const entryKey = (ns: string, k: string, v: string) => JSON.stringify([ns, k, v]);
+      const freq = new Map<string, number>();
+      for (const p of pdbs) for (const [k, v] of p.sel) freq.set(entryKey(p.ns, k, v), (freq.get(entryKey(p.ns, k, v)) ?? 0) + 1);
+      const byKey = new Map<string, typeof pdbs>();
+      for (const p of pdbs) {
+        const rarest = p.sel.map(([k, v]) => entryKey(p.ns, k, v)).reduce((a, b) => (freq.get(b)! < freq.get(a)! ? b : a));
+        const list = byKey.get(rarest);
+        if (list) list.push(p);
+        else byKey.set(rarest, [p]);
+      }
       for (const r of args.resources) {
         if (!isTritonStatefulSet(r.type, r.props)) continue;
         const ns = r.props.metadata?.namespace;
         const labels: Record<string, string> = r.props.spec?.template?.metadata?.labels ?? {};
-        const covered = pdbs.some((p) => {
-          const sel: Record<string, string> = p.props.spec?.selector?.matchLabels ?? {};
-          return p.props.metadata?.namespace === ns && Object.keys(sel).length > 0 && Object.entries(sel).every(([k, v]) => labels[k] === v);
-        });
+        const covered = Object.entries(labels).some(([k, v]) =>
+          (byKey.get(entryKey(ns, k, v)) ?? []).some((p) => p.sel.every(([pk, pv]) => labels[pk] === pv)),
+        );
         if (!covered) report(`${describeSts(r.props, r.name)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)}`, r.urn);
       }
     },
