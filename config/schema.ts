@@ -7,7 +7,7 @@ import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, q
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
-import { tritonSection } from "./triton";
+import { tritonCrossChecks, tritonSection } from "./triton";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -95,7 +95,7 @@ export const sections = {
 };
 
 // Checks that span sections; each names the key it is about.
-export const stackConfigSchema = z.strictObject(sections).superRefine(gpuCrossChecks).superRefine(monitoringCrossChecks);
+export const stackConfigSchema = z.strictObject(sections).superRefine(gpuCrossChecks).superRefine(monitoringCrossChecks).superRefine(tritonCrossChecks);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = z.output<typeof stackConfigSchema> & {

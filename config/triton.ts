@@ -3,7 +3,7 @@
 // stack file, each naming the key it is about.
 import { z } from "zod";
 import { dnsLabel, integer, list, oneOf, pattern, quantity, section, str } from "./rules";
-import { TRITON_DEFAULTS as D, tritonServerProblems } from "../components/triton/args";
+import { TRITON_DEFAULTS as D, imageRef, tritonServerProblems, type TritonImage } from "../components/triton/args";
 
 /** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
 export const TRITON_IMAGE_TAG = /^\d{2}\.\d{2}-(py3|py3-min|vllm-python-py3|trtllm-python-py3)$/;
@@ -116,3 +116,32 @@ export const tritonSection = section({
     });
   }),
 });
+
+/** Image references of every serving group (primary and canary), with the key each comes from. */
+export function tritonImageRefs(triton: unknown): { path: (string | number)[]; image: string }[] {
+  const groups = (triton as { groups?: unknown } | undefined)?.groups;
+  if (!Array.isArray(groups)) return [];
+  const out: { path: (string | number)[]; image: string }[] = [];
+  groups.forEach((g: { image?: TritonImage; canary?: { image?: TritonImage } } | null, i) => {
+    if (g?.image?.tag) out.push({ path: ["triton", "groups", i, "image"], image: imageRef(g.image) });
+    if (g?.image && g.canary?.image?.tag) {
+      out.push({ path: ["triton", "groups", i, "canary", "image"], image: imageRef({ repository: g.image.repository, ...g.canary.image }) });
+    }
+  });
+  return out;
+}
+
+/** Rules between the serving groups and other sections; each names the group's key. */
+export function tritonCrossChecks(cfg: { triton?: { groups?: { gpu?: { type?: string } }[] }; gpu?: { gpuType?: string } }, ctx: z.RefinementCtx): void {
+  const nodeGpu = cfg.gpu?.gpuType;
+  if (!nodeGpu) return;
+  cfg.triton?.groups?.forEach((g, i) => {
+    if (g.gpu?.type !== undefined && g.gpu.type !== nodeGpu) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["triton", "groups", i, "gpu", "type"],
+        message: `must be the GPU node group's gpu-type (${nodeGpu}): no node carries that label, so the pods would stay Pending`,
+      });
+    }
+  });
+}

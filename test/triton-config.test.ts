@@ -97,6 +97,13 @@ describe("serving group config", () => {
     expectProblem(prodWith((g) => (g.modelControlMode = "poll")), /groups\[0\]\.models must be left out with modelControlMode "poll"/);
   });
 
+  it("a group's GPU type must be the one the GPU node group is labelled with", () => {
+    expectProblem(
+      prodWith((g) => (g.gpu.type = "nvidia-a10g")),
+      /groups\[0\]\.gpu\.type must be the GPU node group's gpu-type \(nvidia-l4\): no node carries that label.*got "nvidia-a10g"/,
+    );
+  });
+
   it("group names (and their -canary names) must be unique", () => {
     expectProblem(
       prodWith((g, t) => t.groups.push({ ...g, name: "vision-canary", canary: undefined })),

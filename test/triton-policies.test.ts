@@ -25,7 +25,7 @@ function compliant(environment: "prod" | "dev" = "prod"): RecordedResource[] {
     models: ["resnet50"],
     image: { tag: "25.01-py3" },
     replicas: 3,
-    gpu: { type: "nvidia-a10g" },
+    gpu: { type: "nvidia-l4" },
     cpu: "6",
     memory: "24Gi",
     shmSize: "4Gi",

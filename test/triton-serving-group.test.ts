@@ -106,7 +106,7 @@ describe("Triton serving group (prod, under mocks)", () => {
     const spec = one(rs, STS, "vision").props.spec.template.spec;
     assert.deepEqual(spec.tolerations, [GPU_TOLERATION]);
     const term = spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0];
-    assert.deepEqual(term.matchExpressions, [{ key: NODE_LABEL_GPU_TYPE, operator: "In", values: ["nvidia-a10g"] }]);
+    assert.deepEqual(term.matchExpressions, [{ key: NODE_LABEL_GPU_TYPE, operator: "In", values: ["nvidia-l4"] }], "the GPU node group's gpu-type");
     const zone = spec.topologySpreadConstraints.find((t: { topologyKey: string }) => t.topologyKey === "topology.kubernetes.io/zone");
     const host = spec.topologySpreadConstraints.find((t: { topologyKey: string }) => t.topologyKey === "kubernetes.io/hostname");
     assert.equal(zone.whenUnsatisfiable, "DoNotSchedule");
