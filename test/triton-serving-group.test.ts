@@ -117,16 +117,18 @@ describe("Triton serving group (prod, under mocks)", () => {
     assert.equal(spec.priorityClassName, pc.props.metadata.name);
   });
 
-  it("grace period outlasts preStop + --exit-timeout-secs; tritonserver args come from the builder", () => {
+  it("grace period outlasts preStop + --exit-timeout-secs; args come from the builder; the repository from its binding", async () => {
+    const { outputs } = await plan("prod");
     const sts = one(rs, STS, "vision");
     const c = container(sts);
     const opts = parseTritonServerArgs(c.args);
     assert.deepEqual(c.command, ["tritonserver"]);
-    assert.equal(opts.modelRepository, "s3://ml-prod-models/triton");
+    assert.match(String(outputs.modelRepositoryUri), /^s3:\/\//);
+    assert.equal(opts.modelRepository, outputs.modelRepositoryUri);
     assert.deepEqual(opts.models, ["resnet50", "efficientnet_b0"]);
     assert.equal(opts.modelControlMode, "explicit");
     assert.ok(sts.props.spec.template.spec.terminationGracePeriodSeconds > opts.exitTimeoutSecs + c.lifecycle.preStop.sleep.seconds);
-    assert.equal(sts.props.spec.template.spec.serviceAccountName, "triton");
+    assert.equal(sts.props.spec.template.spec.serviceAccountName, (outputs.modelRepositoryDetails as { serviceAccountName: string }).serviceAccountName);
   });
 
   it("Services per track: headless, ClusterIP http 8000/grpc 8001 with appProtocol, metrics 8002", () => {
@@ -173,9 +175,19 @@ describe("Triton serving group in dev and staging", () => {
     assert.equal(ofType(rs, SVC).filter((s) => s.name.includes("canary")).length, 0);
   });
 
-  it("staging: two replicas and a canary", async () => {
-    const rs = (await plan("staging")).resources;
+  it("staging: two replicas and a canary, reading the EFS repository from its claim, read-only", async () => {
+    const { resources: rs, outputs } = await plan("staging");
     assert.deepEqual(ofType(rs, STS).map((s) => [s.name, s.props.spec.replicas]).sort(), [["vision", 2], ["vision-canary", 1]]);
+    const claim = one(rs, "kubernetes:core/v1:PersistentVolumeClaim");
+    for (const sts of ofType(rs, STS)) {
+      const spec = sts.props.spec.template.spec;
+      const vol = spec.volumes.find((v: { persistentVolumeClaim?: unknown }) => v.persistentVolumeClaim);
+      assert.deepEqual(vol.persistentVolumeClaim, { claimName: claim.props.metadata.name, readOnly: true });
+      const mount = spec.containers[0].volumeMounts.find((m: { name: string }) => m.name === vol.name);
+      assert.equal(mount.readOnly, true);
+      assert.equal(parseTritonServerArgs(spec.containers[0].args).modelRepository, outputs.modelRepositoryUri);
+      assert.equal(mount.mountPath, outputs.modelRepositoryUri);
+    }
   });
 });
 
