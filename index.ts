@@ -11,6 +11,7 @@ import { Monitoring } from "./components/monitoring";
 import type { ServingGroupRef } from "./components/contracts";
 import { Firewall } from "./components/firewall";
 import { EnvoyGateway } from "./components/gateway";
+import { TritonPriorityClass, TritonServer } from "./components/triton";
 
 const config = loadStackConfig();
 
@@ -69,6 +70,26 @@ const modelRepository = new ModelRepository(
     nodeSecurityGroupId: gpuNodes.ref.securityGroupId,
   },
   { providers: [cluster.aws, cluster.k8s] },
+);
+
+// Triton serving groups: one TritonServer per configured group (primary + optional canary),
+// reading the model repository through its binding (URI, IRSA service account or EFS claim).
+const tritonPriority = new TritonPriorityClass("triton-serving", { name: "triton-serving", labels: standardLabels(config) }, k8sOpts);
+const tritonServers = config.triton.groups.map(
+  (g) =>
+    new TritonServer(
+      g.name,
+      {
+        ...g,
+        namespace: config.triton.namespace,
+        labels: standardLabels(config),
+        modelRepository: modelRepository.binding,
+        priorityClassName: tritonPriority.name,
+        zoneCount: config.cluster.zones.length,
+      },
+      // The repository's ServiceAccount (and claim) must exist before pods reference them.
+      { ...k8sOpts, dependsOn: [servingNs, tritonPriority, modelRepository] },
+    ),
 );
 
 // Observability: scrapes the serving groups' metrics Services through the contracts (not the
@@ -149,3 +170,4 @@ export const prometheusUrl = monitoring.prometheusUrl;
 export const gatewayServiceName = gateway.serviceName;
 // null when the gateway has no load balancer (no client CIDRs: in-cluster clients only).
 export const gatewayLoadBalancerSecurityGroupId = firewall.gatewayLbSecurityGroupId ?? null;
+export const tritonStatefulSets = tritonServers.flatMap((t) => t.resolved.tracks.map((x) => x.name));

@@ -3,13 +3,15 @@
 import type { StackConfig } from "../config";
 
 export const PART_OF = "triton-platform";
+/** Label carrying the stack's environment (dev | staging | prod); environment-specific policies read it. */
+export const ENVIRONMENT_LABEL = "triton-platform/environment";
 
 /** Labels on every Kubernetes object the stack creates (policy: k8s-standard-labels). */
 export function standardLabels(cfg: Pick<StackConfig, "environment">): Record<string, string> {
   return {
     "app.kubernetes.io/part-of": PART_OF,
     "app.kubernetes.io/managed-by": "pulumi",
-    "triton-platform/environment": cfg.environment,
+    [ENVIRONMENT_LABEL]: cfg.environment,
   };
 }
 
@@ -23,5 +25,5 @@ export function standardTags(cfg: Pick<StackConfig, "environment" | "stack" | "t
   };
 }
 
-export const STANDARD_LABEL_KEYS = ["app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", "triton-platform/environment"];
+export const STANDARD_LABEL_KEYS = ["app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", ENVIRONMENT_LABEL];
 export const STANDARD_TAG_KEYS = ["triton-platform:environment", "triton-platform:stack", "managed-by"];

@@ -5,6 +5,7 @@ import { checkTritonImages } from "../components/gpu/compatibility";
 import { GPU_AMI_TYPE_NAMES, GPU_BY_INSTANCE_FAMILY, instanceFamily, isGpuAmiType } from "../components/upstream/eks";
 import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
 import { bool, dnsLabel, integer, list, oneOf, pattern, pinnedVersion, section } from "./rules";
+import { tritonImageRefs } from "./triton";
 
 const instanceType = pattern(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, "must be an EC2 instance type such as g5.xlarge");
 const knownFamilies = Object.keys(GPU_BY_INSTANCE_FAMILY).join(", ");
@@ -63,16 +64,6 @@ export const gpuSection = section({
   })
   .transform((g) => ({ ...g, gpuType: g.gpuType ?? GPU_BY_INSTANCE_FAMILY[instanceFamily(g.instanceTypes[0])] }));
 
-/** The `image` of each serving group when it is a string (the serving component owns the schema). */
-function groupImages(triton: unknown): (string | undefined)[] {
-  const groups = (triton as { groups?: unknown })?.groups;
-  if (!Array.isArray(groups)) return [];
-  return groups.map((g) => {
-    const image = (g as { image?: unknown } | null)?.image;
-    return typeof image === "string" ? image : undefined;
-  });
-}
-
 /** Rules that read more than the gpu section. */
 export function gpuCrossChecks(
   cfg: { environment?: unknown; cluster?: { zones?: unknown }; gpu?: { amiType?: unknown; maxUnavailable?: unknown; scaling?: { min?: unknown } }; triton?: unknown },
@@ -88,8 +79,10 @@ export function gpuCrossChecks(
     ctx.addIssue({ code: "custom", path: ["gpu", "scaling", "min"], message: `must be at least the number of cluster.zones (${zones}) in prod, so losing a zone leaves GPU capacity` });
   }
   if (isGpuAmiType(gpu.amiType)) {
-    for (const p of checkTritonImages(groupImages(cfg.triton), gpu.amiType)) {
-      ctx.addIssue({ code: "custom", path: ["triton", "groups", p.index, "image"], message: `is incompatible with gpu.amiType: ${p.message}` });
+    // Every image the serving groups run, primary and canary (config/triton.ts owns their shape).
+    const images = tritonImageRefs(cfg.triton);
+    for (const p of checkTritonImages(images.map((x) => x.image), gpu.amiType)) {
+      ctx.addIssue({ code: "custom", path: images[p.index].path, message: `is incompatible with gpu.amiType: ${p.message}` });
     }
   }
 }

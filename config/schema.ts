@@ -8,6 +8,7 @@ import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
+import { tritonCrossChecks, tritonSection } from "./triton";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -32,16 +33,8 @@ export const sections = {
     tagValue,
     { error: "must be a mapping of tag keys to values" },
   ).default({}),
-  /** The Kubernetes side of the serving platform. */
-  triton: section({
-    /** Namespace the Triton serving groups run in. @default "triton" */
-    namespace: dnsLabel.default("triton"),
-    /**
-     * Serving groups. Skeleton: the serving component owns the full schema of a group;
-     * other components rely only on `name` and on whether `canary` is set.
-     */
-    groups: list(z.looseObject({ name: dnsLabel, canary: z.looseObject({}).optional() }), { min: 1, what: "serving group" }),
-  }),
+  /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
+  triton: tritonSection,
   /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
   gpu: gpuSection,
   /** Where Triton's models live and how it reads them (components/model-repository). */
@@ -109,7 +102,8 @@ export const stackConfigSchema = z
   .strictObject(sections)
   .superRefine(gpuCrossChecks)
   .superRefine(monitoringCrossChecks)
-  .superRefine(gatewayCrossChecks);
+  .superRefine(gatewayCrossChecks)
+  .superRefine(tritonCrossChecks);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = z.output<typeof stackConfigSchema> & {

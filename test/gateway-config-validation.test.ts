@@ -7,8 +7,8 @@ import { ConfigError, loadConfig } from "../config";
 import { stackConfigWith } from "./stack-config-fixture";
 
 function raw(gateway: unknown, environment = "staging"): Record<string, string> {
-  // The real stack file of that environment, one serving group with a canary, and the gateway section under test.
-  return stackConfigWith(environment, { triton: { groups: [{ name: "vision", canary: {} }] }, gateway });
+  // The real stack file of that environment (its serving group "vision" has a canary) and the gateway section under test.
+  return stackConfigWith(environment, { gateway });
 }
 function problems(gateway: unknown, environment = "staging"): string[] {
   try {

@@ -151,7 +151,7 @@ describe("gateway routes and mirroring", () => {
       const validPercent = fc.integer({ min: 0, max: 1_000_000 }).map((n) => n / 10_000);
       fc.assert(
         fc.property(validPercent, (pct) => {
-          const raw = stackConfigWith("staging", { triton: { groups: [{ name: "vision", canary: {} }] }, gateway: { mirrorPercent: pct } });
+          const raw = stackConfigWith("staging", { gateway: { mirrorPercent: pct } });
           const cfg = loadConfig(raw, "staging");
           const policies = findMirrorPolicies(bootstrap({ servingGroups: [{ name: "vision", canary: true }], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }));
           if (pct === 0) return policies.length === 0;

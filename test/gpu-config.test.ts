@@ -75,16 +75,26 @@ describe("gpu stack config", () => {
   it("a serving group's Triton image that needs a newer driver is an error naming both versions", () => {
     const p = problems("prod", (s) => {
       s.gpu.amiType = "AL2_x86_64_GPU";
-      s.triton.groups[0].image = "nvcr.io/nvidia/tritonserver:25.08-py3";
+      s.triton.groups[0].image = { tag: "25.08-py3" };
     });
     assert.equal(p.length, 1, p.join("\n"));
     assert.match(p[0], /^triton-platform:triton\.groups\[0\]\.image is incompatible with gpu\.amiType: Triton 25\.08 .*R575.*AL2_x86_64_GPU nodes ship R570/);
-    assert.match(p[0], /got "nvcr\.io\/nvidia\/tritonserver:25\.08-py3"$/);
+    assert.match(p[0], /got \{"tag":"25\.08-py3"\}$/);
   });
 
-  it("a compatible image, or an image that is not a string, passes", () => {
-    assert.deepEqual(problems("prod", (s) => (s.triton.groups[0].image = "nvcr.io/nvidia/tritonserver:25.08-py3")), []);
-    assert.deepEqual(problems("prod", (s) => (s.triton.groups[0].image = { repository: "x", tag: "25.08-py3" })), []);
+  it("the canary's image is checked too, under its own key", () => {
+    const p = problems("prod", (s) => {
+      s.gpu.amiType = "AL2_x86_64_GPU";
+      s.triton.groups[0].image = { tag: "24.10-py3" };
+      s.triton.groups[0].canary.image = { tag: "25.08-py3" };
+    });
+    assert.equal(p.length, 1, p.join("\n"));
+    assert.match(p[0], /^triton-platform:triton\.groups\[0\]\.canary\.image is incompatible with gpu\.amiType: Triton 25\.08/);
+  });
+
+  it("a compatible image, or a custom image that names no Triton release, passes", () => {
+    assert.deepEqual(problems("prod", (s) => (s.triton.groups[0].image = { tag: "25.08-py3" })), []);
+    assert.deepEqual(problems("prod", (s) => (s.triton.groups[0].image = { repository: "registry.example.com/ml/vision-server", tag: "25.08-py3" })), []);
   });
 
   it("property: any scaling triple is accepted exactly when min <= desired <= max and max >= 1", () => {

@@ -103,7 +103,9 @@ describe("plan diff against a base revision", function () {
   });
 
   it("shows creates, and nothing else, when a serving group is added", async () => {
-    edit(`Pulumi.${STACK}.yaml`, /(    groups:\n)/, "$1      - name: added\n");
+    // A complete group: the serving component's schema requires models, image, size and GPU.
+    const added = ["      - name: added", "        models: [resnet50]", "        image: {tag: 25.01-py3}", "        replicas: 1", "        gpu: {type: nvidia-t4}", '        cpu: "2"', "        memory: 8Gi", ""];
+    edit(`Pulumi.${STACK}.yaml`, /(    groups:\n)/, `$1${added.join("\n")}`);
     const c = await changes();
     const creates = c.resources.filter((r) => r.op === "create");
     assert.ok(creates.some((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "group-added"), JSON.stringify(creates.map((r) => r.name)));

@@ -33,6 +33,8 @@ const walk = (v: unknown, visit: (o: Record<string, any>) => void): void => {
     Object.values(v).forEach((x) => walk(x, visit));
   }
 };
+const tritonSts = (rs: RecordedResource[]) => first(rs, "kubernetes:apps/v1:StatefulSet", (r) => r.name === "vision");
+const tritonContainer = (rs: RecordedResource[]) => tritonSts(rs).props.spec.template.spec.containers[0];
 
 /** One mutation per rule: the smallest change to the prod plan that the rule must catch. */
 export const MUTATIONS: Mutation[] = [
@@ -212,6 +214,64 @@ export const MUTATIONS: Mutation[] = [
     rule: "monitoring-chart-version-pinned",
     breaks: "lets prometheus-adapter float on a version range",
     mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "prometheus-adapter").props.version = "^5.0.0"),
+  },
+  // Triton serving groups (policies/rules/triton.ts): each breaks the primary StatefulSet
+  // (or its PDB/HPA) of the prod group.
+  {
+    rule: "triton-gpu-limits-equal-requests",
+    breaks: "requests two GPUs but limits one",
+    mutate: (rs) => (tritonContainer(rs).resources.requests["nvidia.com/gpu"] = "2"),
+  },
+  {
+    rule: "triton-shm-sized",
+    breaks: "drops the /dev/shm sizeLimit",
+    mutate: (rs) => delete tritonSts(rs).props.spec.template.spec.volumes.find((v: { name: string }) => v.name === "dshm").emptyDir.sizeLimit,
+  },
+  {
+    rule: "triton-startup-probe",
+    breaks: "removes the startupProbe",
+    mutate: (rs) => delete tritonContainer(rs).startupProbe,
+  },
+  {
+    rule: "triton-image-pinned",
+    breaks: "runs tritonserver:latest",
+    mutate: (rs) => (tritonContainer(rs).image = "nvcr.io/nvidia/tritonserver:latest"),
+  },
+  {
+    rule: "triton-non-root",
+    breaks: "allows privilege escalation",
+    mutate: (rs) => (tritonContainer(rs).securityContext.allowPrivilegeEscalation = true),
+  },
+  {
+    rule: "triton-real-flags",
+    breaks: "adds a log format tritonserver does not have",
+    mutate: (rs) => tritonContainer(rs).args.push("--log-format=json"),
+  },
+  {
+    rule: "triton-pdb-exists",
+    breaks: "drops the primary's PodDisruptionBudget",
+    mutate: (rs) => rs.splice(rs.indexOf(first(rs, "kubernetes:policy/v1:PodDisruptionBudget", (r) => r.name === "vision")), 1),
+  },
+  {
+    rule: "triton-min-replicas",
+    breaks: "runs the primary with two replicas",
+    mutate: (rs) => (tritonSts(rs).props.spec.replicas = 2),
+  },
+  {
+    rule: "triton-zone-spread",
+    breaks: "removes the zone spread",
+    mutate: (rs) => {
+      const spec = tritonSts(rs).props.spec.template.spec;
+      spec.topologySpreadConstraints = spec.topologySpreadConstraints.filter((t: { topologyKey: string }) => t.topologyKey !== "topology.kubernetes.io/zone");
+    },
+  },
+  {
+    rule: "triton-explicit-model-control",
+    breaks: "switches to poll mode without --load-model",
+    mutate: (rs) => {
+      const c = tritonContainer(rs);
+      c.args = c.args.filter((a: string) => !a.startsWith("--load-model=")).map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
+    },
   },
 ];
 

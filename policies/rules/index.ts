@@ -6,8 +6,9 @@ import { modelRepositoryRules } from "./model-repository";
 import { monitoringRules } from "./monitoring";
 import { firewallRules } from "./firewall";
 import { gatewayRules } from "./gateway";
+import { tritonRules } from "./triton";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...firewallRules, ...gatewayRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...tritonRules, ...firewallRules, ...gatewayRules];

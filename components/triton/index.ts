@@ -1,0 +1,95 @@
+// A Triton serving group: the primary StatefulSet (and a canary when configured), their
+// headless, ClusterIP and metrics Services, a PodDisruptionBudget per StatefulSet and an
+// HPA on the primary. Thin layer over the pure builders in ./manifests.
+import * as pulumi from "@pulumi/pulumi";
+import * as k8s from "@pulumi/kubernetes";
+import type { Track } from "../contracts";
+import { resolveTritonServer, type ResolvedTritonServer, type TritonServerArgs } from "./args";
+import {
+  tritonHeadlessService,
+  tritonHorizontalPodAutoscaler,
+  tritonMetricsService,
+  tritonPodDisruptionBudget,
+  tritonPriorityClass,
+  tritonService,
+  tritonStatefulSet,
+  type PlainBinding,
+} from "./manifests";
+
+export * from "./args";
+export * from "./manifests";
+
+/** The objects of one track (primary or canary). */
+export interface TritonTrackResources {
+  readonly statefulSet: k8s.apps.v1.StatefulSet;
+  readonly service: k8s.core.v1.Service;
+  readonly headlessService: k8s.core.v1.Service;
+  readonly metricsService: k8s.core.v1.Service;
+  readonly podDisruptionBudget: k8s.policy.v1.PodDisruptionBudget;
+}
+
+export class TritonServer extends pulumi.ComponentResource {
+  readonly resolved: ResolvedTritonServer;
+  readonly tracks: Partial<Record<Track, TritonTrackResources>>;
+  readonly horizontalPodAutoscaler: k8s.autoscaling.v2.HorizontalPodAutoscaler;
+
+  constructor(name: string, args: TritonServerArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("triton-platform:triton:TritonServer", name, {}, opts);
+    // Defaults and cross-field rules once, before anything is created.
+    const r = resolveTritonServer(args);
+    this.resolved = r;
+    const repo: pulumi.Output<PlainBinding> = pulumi.output(args.modelRepository) as pulumi.Output<PlainBinding>;
+    // Children do not inherit the component's dependsOn (e.g. on the namespace): pass it on.
+    const child = { parent: this, dependsOn: opts?.dependsOn };
+    const tracks: Partial<Record<Track, TritonTrackResources>> = {};
+
+    for (const t of r.tracks) {
+      // The builder returns plain data; only the binding's values make it an Output.
+      const sts = repo.apply((b) => tritonStatefulSet(r, t, b)) as pulumi.Output<pulumi.Unwrap<k8s.types.input.apps.v1.StatefulSet>>;
+      const hpaOwnsReplicas = t.track === "primary";
+      tracks[t.track] = {
+        statefulSet: new k8s.apps.v1.StatefulSet(
+          t.name,
+          { metadata: sts.metadata, spec: sts.spec },
+          // The HPA owns spec.replicas after creation; re-applying the configured count on
+          // every update would undo its scaling.
+          hpaOwnsReplicas ? { ...child, ignoreChanges: ["spec.replicas"] } : child,
+        ),
+        headlessService: new k8s.core.v1.Service(`${t.name}-headless`, tritonHeadlessService(r, t.track), child),
+        service: new k8s.core.v1.Service(t.name, tritonService(r, t.track), child),
+        metricsService: new k8s.core.v1.Service(`${t.name}-metrics`, tritonMetricsService(r, t.track), child),
+        podDisruptionBudget: new k8s.policy.v1.PodDisruptionBudget(t.name, tritonPodDisruptionBudget(r, t.track), child),
+      };
+    }
+    this.tracks = tracks;
+    const primary = tracks.primary!;
+    this.horizontalPodAutoscaler = new k8s.autoscaling.v2.HorizontalPodAutoscaler(name, tritonHorizontalPodAutoscaler(r), {
+      parent: this,
+      dependsOn: [primary.statefulSet],
+    });
+    this.registerOutputs({
+      statefulSets: r.tracks.map((t) => t.name),
+      services: Object.values(tracks).map((x) => x!.service.metadata.name),
+    });
+  }
+}
+
+export interface TritonPriorityClassArgs {
+  /** PriorityClass name. */
+  readonly name: string;
+  /** Standard labels of the stack. */
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** The serving PriorityClass: cluster-scoped, so created once per stack, not per group. */
+export class TritonPriorityClass extends pulumi.ComponentResource {
+  readonly priorityClass: k8s.scheduling.v1.PriorityClass;
+  readonly name: string;
+
+  constructor(name: string, args: TritonPriorityClassArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("triton-platform:triton:TritonPriorityClass", name, {}, opts);
+    this.name = args.name;
+    this.priorityClass = new k8s.scheduling.v1.PriorityClass(name, tritonPriorityClass(args.name, { ...args.labels }), { parent: this });
+    this.registerOutputs({ name: this.name });
+  }
+}

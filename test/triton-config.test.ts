@@ -1,0 +1,129 @@
+import { strict as assert } from "node:assert";
+import fc from "fast-check";
+import { ConfigError, loadConfig } from "../config";
+import { readStackFile } from "../tools/planner/stackfile";
+import { ROOT } from "./helpers";
+
+const KEY = "triton-platform:triton";
+
+/** prod's raw config with the first group changed by `edit`. */
+function prodWith(edit: (g: Record<string, any>, triton: Record<string, any>) => void): Record<string, string> {
+  const raw = { ...readStackFile(ROOT, "prod").config };
+  const triton = JSON.parse(raw[KEY]);
+  edit(triton.groups[0], triton);
+  raw[KEY] = JSON.stringify(triton);
+  return raw;
+}
+
+function problems(raw: Record<string, string>): string[] {
+  try {
+    loadConfig(raw, "prod");
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+}
+
+function expectProblem(raw: Record<string, string>, re: RegExp) {
+  const ps = problems(raw);
+  assert.ok(ps.some((p) => re.test(p)), `expected ${re} among:\n${ps.join("\n") || "(no problems)"}`);
+}
+
+describe("serving group config", () => {
+  it("accepts the repository's stacks, with defaults applied", () => {
+    for (const stack of ["dev", "staging", "prod"]) {
+      const cfg = loadConfig(readStackFile(ROOT, stack).config, stack);
+      const g = cfg.triton.groups[0];
+      assert.equal(g.name, "vision");
+      assert.equal(g.modelControlMode, "explicit");
+      assert.equal(g.image.repository, "nvcr.io/nvidia/tritonserver");
+    }
+    const prod = loadConfig(readStackFile(ROOT, "prod").config, "prod").triton.groups[0];
+    assert.equal(prod.replicas, 3);
+    assert.equal(prod.canary?.replicas, 1);
+  });
+
+  it("shm larger than the memory limit is an error on shmSize", () => {
+    expectProblem(
+      prodWith((g) => (g.shmSize = "32Gi")),
+      /^triton-platform:triton\.groups\[0\]\.shmSize must be smaller than memory \(24Gi\).*got "32Gi"/,
+    );
+  });
+
+  it("a startup budget shorter than one probe period is an error on modelLoadBudgetSeconds", () => {
+    expectProblem(
+      prodWith((g) => {
+        g.modelLoadBudgetSeconds = 5;
+        g.startupProbePeriodSeconds = 10;
+      }),
+      /groups\[0\]\.modelLoadBudgetSeconds must be at least one startup probe period \(startupProbePeriodSeconds = 10\), got 5/,
+    );
+  });
+
+  it("a canary with zero replicas is an error on canary.replicas", () => {
+    expectProblem(
+      prodWith((g) => (g.canary.replicas = 0)),
+      /groups\[0\]\.canary\.replicas must be >= 1: a canary with no pods receives no mirrored traffic.*got 0/,
+    );
+  });
+
+  it("an unknown, false or deprecated flag in extraArgs is an error naming the flag", () => {
+    expectProblem(prodWith((g) => g.extraArgs.push("--gpus=all")), /groups\[0\]\.extraArgs\[1\] must be a real, current tritonserver flag.*--gpus: is not a tritonserver flag/);
+    expectProblem(prodWith((g) => g.extraArgs.push("--strict-model-config=false")), /extraArgs\[1\].*--strict-model-config: is deprecated upstream; use --disable-auto-complete-config/);
+    expectProblem(prodWith((g) => g.extraArgs.push("--load-model=other")), /extraArgs\[1\].*--load-model: is set from the group's typed settings/);
+  });
+
+  it("an exit timeout not below the grace period is an error on exitTimeoutSecs", () => {
+    expectProblem(
+      prodWith((g) => (g.exitTimeoutSecs = 60)),
+      /groups\[0\]\.exitTimeoutSecs plus preStopSleepSeconds \(10\) must be below terminationGracePeriodSeconds \(60\).*got 60/,
+    );
+  });
+
+  it("image tags must be releases; latest and unknown keys are refused", () => {
+    expectProblem(prodWith((g) => (g.image.tag = "latest")), /groups\[0\]\.image\.tag must be a Triton release tag.*got "latest"/);
+    expectProblem(prodWith((g) => (g.replica = 3)), /groups\[0\]\.replica is not a known key/);
+    expectProblem(prodWith((g) => (g.canary.replicsa = 1)), /groups\[0\]\.canary\.replicsa is not a known key/);
+  });
+
+  it("HPA bounds must contain the replica count", () => {
+    expectProblem(prodWith((g) => (g.hpa.min = 4)), /groups\[0\]\.replicas must be between hpa\.min \(4\) and hpa\.max \(9\)/);
+    expectProblem(prodWith((g) => (g.hpa.max = 2)), /groups\[0\]\.hpa\.min must be <= hpa\.max \(2\)/);
+  });
+
+  it("explicit model control needs models; other modes refuse them", () => {
+    expectProblem(prodWith((g) => delete g.models), /groups\[0\]\.models must list the models to load/);
+    expectProblem(prodWith((g) => (g.modelControlMode = "poll")), /groups\[0\]\.models must be left out with modelControlMode "poll"/);
+  });
+
+  it("a group's GPU type must be the one the GPU node group is labelled with", () => {
+    expectProblem(
+      prodWith((g) => (g.gpu.type = "nvidia-a10g")),
+      /groups\[0\]\.gpu\.type must be the GPU node group's gpu-type \(nvidia-l4\): no node carries that label.*got "nvidia-a10g"/,
+    );
+  });
+
+  it("group names (and their -canary names) must be unique", () => {
+    expectProblem(
+      prodWith((g, t) => t.groups.push({ ...g, name: "vision-canary", canary: undefined })),
+      /groups\[1\]\.name must be unique: vision-canary is also used by groups\[0\]/,
+    );
+  });
+
+  it("fast-check: shmSize is accepted exactly when it is below memory", () => {
+    const gi = fc.integer({ min: 1, max: 64 });
+    fc.assert(
+      fc.property(gi, gi, (shm, mem) => {
+        const ps = problems(
+          prodWith((g) => {
+            g.shmSize = `${shm}Gi`;
+            g.memory = `${mem}Gi`;
+          }),
+        );
+        assert.equal(ps.some((p) => p.includes(".shmSize ")), shm >= mem, ps.join("\n"));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

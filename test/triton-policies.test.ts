@@ -1,0 +1,183 @@
+import { strict as assert } from "node:assert";
+import { evaluatePolicies } from "../tools/planner/policy";
+import type { RecordedResource } from "../tools/planner";
+import { tritonRules } from "../policies/rules/triton";
+import { rules } from "../policies/rules";
+import { standardLabels } from "../components/naming";
+import { resolveTritonServer, tritonHorizontalPodAutoscaler, tritonPodDisruptionBudget, tritonStatefulSet } from "../components/triton";
+
+const TYPES: Record<string, string> = {
+  StatefulSet: "kubernetes:apps/v1:StatefulSet",
+  PodDisruptionBudget: "kubernetes:policy/v1:PodDisruptionBudget",
+  HorizontalPodAutoscaler: "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
+};
+
+/** A compliant prod serving group (primary StatefulSet, its PDB and HPA) as the planner records it. */
+function compliant(environment: "prod" | "dev" = "prod"): RecordedResource[] {
+  const binding = { uri: "s3://ml-prod-models/triton", serviceAccountName: "triton", env: [], egressPort: 443 as const };
+  const r = resolveTritonServer({
+    name: "vision",
+    namespace: "triton",
+    labels: standardLabels({ environment }),
+    modelRepository: binding,
+    priorityClassName: "triton-serving",
+    zoneCount: 3,
+    models: ["resnet50"],
+    image: { tag: "25.01-py3" },
+    replicas: 3,
+    gpu: { type: "nvidia-l4" },
+    cpu: "6",
+    memory: "24Gi",
+    shmSize: "4Gi",
+  });
+  const manifests = [tritonStatefulSet(r, r.tracks[0], binding), tritonPodDisruptionBudget(r, "primary"), tritonHorizontalPodAutoscaler(r)];
+  return manifests.map((m) => ({
+    urn: `urn:pulumi:prod::triton-platform::${TYPES[m.kind]}::${m.metadata.name}`,
+    type: TYPES[m.kind],
+    name: m.metadata.name,
+    custom: true,
+    parent: null,
+    provider: null,
+    dependencies: [],
+    props: JSON.parse(JSON.stringify(m)),
+  }));
+}
+
+function rule(name: string) {
+  const r = tritonRules.find((x) => x.name === name);
+  assert.ok(r, `rule ${name} exists`);
+  return r;
+}
+
+async function violations(name: string, resources: RecordedResource[]): Promise<string[]> {
+  return (await evaluatePolicies([rule(name)], resources, { all: "mandatory" })).map((v) => v.message);
+}
+
+/** The compliant group with one property of the StatefulSet (or another kind) broken. */
+function broken(edit: (sts: any, all: RecordedResource[]) => void, environment: "prod" | "dev" = "prod"): RecordedResource[] {
+  const rs = compliant(environment);
+  edit(rs[0].props, rs);
+  return rs;
+}
+const tritonC = (sts: any) => sts.spec.template.spec.containers[0];
+
+const CASES: { rule: string; breaks: (sts: any, all: RecordedResource[]) => void; message: RegExp }[] = [
+  {
+    rule: "triton-gpu-limits-equal-requests",
+    breaks: (s) => (tritonC(s).resources.requests["nvidia.com/gpu"] = "2"),
+    message: /StatefulSet triton\/vision: spec\.template\.spec\.containers\[0\]\.resources\.requests\["nvidia\.com\/gpu"\] is "2" but limits is "1"/,
+  },
+  {
+    rule: "triton-shm-sized",
+    breaks: (s) => (s.spec.template.spec.volumes[0].emptyDir = { medium: "Memory" }),
+    message: /volume dshm at \/dev\/shm is \{"medium":"Memory"\}, must be emptyDir \{medium: Memory, sizeLimit\}/,
+  },
+  {
+    rule: "triton-startup-probe",
+    breaks: (s) => delete tritonC(s).startupProbe,
+    message: /containers\[0\]\.startupProbe is missing/,
+  },
+  {
+    rule: "triton-image-pinned",
+    breaks: (s) => (tritonC(s).image = "nvcr.io/nvidia/tritonserver:latest"),
+    message: /containers\[0\]\.image is "nvcr\.io\/nvidia\/tritonserver:latest"/,
+  },
+  {
+    rule: "triton-non-root",
+    breaks: (s) => (tritonC(s).securityContext.allowPrivilegeEscalation = true),
+    message: /securityContext\.allowPrivilegeEscalation is true, must be false/,
+  },
+  {
+    rule: "triton-real-flags",
+    breaks: (s) => tritonC(s).args.push("--log-format=json"),
+    message: /args has "--log-format=json": tritonserver flag --log-format: value "json" must be one of default, ISO8601/,
+  },
+  {
+    rule: "triton-pdb-exists",
+    breaks: (_s, all) => all.splice(1, 1),
+    message: /StatefulSet triton\/vision: no PodDisruptionBudget in namespace triton selects its pod labels/,
+  },
+  {
+    rule: "triton-min-replicas",
+    breaks: (s) => (s.spec.replicas = 2),
+    message: /StatefulSet triton\/vision: spec\.replicas is 2, must be >= 3 in prod/,
+  },
+  {
+    rule: "triton-zone-spread",
+    breaks: (s) => (s.spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable = "ScheduleAnyway"),
+    message: /topology\.kubernetes\.io\/zone with whenUnsatisfiable ScheduleAnyway; needs topology\.kubernetes\.io\/zone with DoNotSchedule/,
+  },
+  {
+    rule: "triton-explicit-model-control",
+    breaks: (s) => {
+      const c = tritonC(s);
+      c.args = c.args.filter((a: string) => !a.startsWith("--load-model")).map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
+    },
+    message: /args has --model-control-mode=poll, must be explicit/,
+  },
+];
+
+describe("Triton policy rules", () => {
+  it("every Triton rule is registered in the pack, with prevents, remediation and domain", () => {
+    for (const r of tritonRules) {
+      assert.ok(rules.includes(r), r.name);
+      assert.equal(r.domain, "triton");
+      assert.ok(r.prevents && r.remediationSteps && r.description, r.name);
+    }
+    assert.deepEqual(new Set(CASES.map((c) => c.rule)), new Set(tritonRules.map((r) => r.name)), "a firing case per rule");
+  });
+
+  for (const c of CASES) {
+    describe(c.rule, () => {
+      it("stays silent on a compliant serving group", async () => {
+        assert.deepEqual(await violations(c.rule, compliant()), []);
+      });
+      it("fires on a broken one, naming the resource, path and value", async () => {
+        const v = await violations(c.rule, broken(c.breaks));
+        assert.equal(v.length, 1, v.join("\n"));
+        assert.match(v[0], c.message);
+      });
+    });
+  }
+
+  it("triton-gpu-limits-equal-requests fires when the GPU limit is missing", async () => {
+    const v = await violations("triton-gpu-limits-equal-requests", broken((s) => delete tritonC(s).resources.limits["nvidia.com/gpu"]));
+    assert.match(v[0], /limits\["nvidia\.com\/gpu"\] is undefined, must be an integer >= 1/);
+  });
+
+  it("triton-shm-sized fires when shm is not below the memory limit", async () => {
+    const v = await violations("triton-shm-sized", broken((s) => (s.spec.template.spec.volumes[0].emptyDir.sizeLimit = "24Gi")));
+    assert.match(v[0], /\/dev\/shm sizeLimit 24Gi must be below .*resources\.limits\.memory \(24Gi\)/);
+  });
+
+  it("triton-startup-probe fires when the probe allows less than the minimum start-up time", async () => {
+    const v = await violations("triton-startup-probe", broken((s) => (tritonC(s).startupProbe.failureThreshold = 3)));
+    assert.match(v[0], /allows 30s \(periodSeconds × failureThreshold\), below 60s/);
+  });
+
+  it("triton-pdb-exists: a PDB in another namespace or for another track does not cover the StatefulSet", async () => {
+    const otherNs = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.metadata.namespace = "default")));
+    assert.equal(otherNs.length, 1);
+    const otherTrack = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.spec.selector.matchLabels.track = "canary")));
+    assert.equal(otherTrack.length, 1);
+  });
+
+  it("triton-min-replicas also reads the HPA's minReplicas", async () => {
+    const v = await violations("triton-min-replicas", broken((_s, all) => (all[2].props.spec.minReplicas = 1)));
+    assert.match(v[0], /HorizontalPodAutoscaler vision: spec\.minReplicas is 1, must be >= 3/);
+  });
+
+  it("prod-only rules stay silent in dev, where one replica and any mode are fine", async () => {
+    const dev = broken((s) => {
+      s.spec.replicas = 1;
+      s.spec.template.spec.topologySpreadConstraints = [];
+      tritonC(s).args = tritonC(s).args.map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a)).filter((a: string) => !a.startsWith("--load-model"));
+    }, "dev");
+    for (const name of ["triton-min-replicas", "triton-zone-spread", "triton-explicit-model-control"]) assert.deepEqual(await violations(name, dev), [], name);
+  });
+
+  it("a digest-pinned image passes triton-image-pinned; an untagged one fails", async () => {
+    assert.deepEqual(await violations("triton-image-pinned", broken((s) => (tritonC(s).image = `nvcr.io/nvidia/tritonserver@sha256:${"b".repeat(64)}`))), []);
+    assert.equal((await violations("triton-image-pinned", broken((s) => (tritonC(s).image = "localhost:5000/tritonserver")))).length, 1);
+  });
+});

@@ -1,0 +1,204 @@
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import fc from "fast-check";
+import {
+  FLAGS,
+  OWNED_FLAGS,
+  TritonFlagError,
+  extraArgsErrors,
+  parseFlag,
+  parseFlags,
+  parseTritonServerArgs,
+  tritonServerArgs,
+  type TritonServerOptions,
+} from "../components/upstream/tritonserver";
+import { ROOT } from "./helpers";
+
+// Flags that circulate in blog posts but tritonserver does not have (facts file, last
+// section). Only tests may spell them.
+const FALSE_FLAGS = [
+  "--memory-percentage=50",
+  "--allow-gpu-memory-growth=true",
+  "--log-rotate-after=100",
+  "--log-rotate-count=5",
+  "--http-header-forwarding=x-request-id",
+  "--dryrun",
+  "--gpus=all",
+  "--log-format=json",
+];
+const DEPRECATED = [
+  ["--strict-model-config=false", "--disable-auto-complete-config"],
+  ["--response-cache-byte-size=1048576", "--cache-config"],
+] as const;
+
+const BASE: TritonServerOptions = {
+  modelRepository: "s3://ml-prod-models/triton",
+  modelControlMode: "explicit",
+  models: ["resnet50", "efficientnet_b0"],
+  exitTimeoutSecs: 30,
+  gpuCount: 2,
+  cudaMemoryPoolByteSize: 268435456,
+  pinnedMemoryPoolByteSize: 268435456,
+  httpHeaderForwardPattern: "x-request-id",
+  logVerbose: 0,
+  extraArgs: [],
+};
+
+describe("tritonserver flag builder", () => {
+  it("emits every production default with its exact spelling", () => {
+    const args = tritonServerArgs(BASE);
+    for (const expected of [
+      "--model-repository=s3://ml-prod-models/triton",
+      "--model-control-mode=explicit",
+      "--load-model=resnet50",
+      "--load-model=efficientnet_b0",
+      "--strict-readiness=true",
+      "--exit-on-error=true",
+      "--exit-timeout-secs=30",
+      "--log-verbose=0",
+      "--log-format=ISO8601",
+      "--allow-metrics=true",
+      "--allow-gpu-metrics=true",
+      "--metrics-port=8002",
+      "--metrics-config=summary_latencies=true",
+      "--cuda-memory-pool-byte-size=0:268435456",
+      "--cuda-memory-pool-byte-size=1:268435456",
+      "--pinned-memory-pool-byte-size=268435456",
+      "--http-header-forward-pattern=x-request-id",
+    ]) {
+      assert.ok(args.includes(expected), `${expected} in ${args.join(" ")}`);
+    }
+    assert.equal(args.filter((a) => a.startsWith("--cuda-memory-pool-byte-size=")).length, 2, "one CUDA pool per GPU");
+  });
+
+  it("appends valid extra flags after its own", () => {
+    const extra = ["--model-load-thread-count=2", "--metrics-config=summary_quantiles=0.5:0.05,0.99:0.001", "--disable-auto-complete-config"];
+    const args = tritonServerArgs({ ...BASE, extraArgs: extra });
+    assert.deepEqual(args.slice(-3), extra);
+  });
+
+  for (const bad of FALSE_FLAGS) {
+    it(`rejects the false flag ${bad}, naming it`, () => {
+      const name = bad.split("=")[0];
+      assert.throws(() => parseFlag(bad), (e: Error) => e instanceof TritonFlagError && e.message.includes(name));
+      assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: [bad] }), (e: Error) => e.message.includes(name));
+      assert.equal(extraArgsErrors([bad]).length, 1);
+    });
+  }
+
+  it("suggests the real flag for a near miss", () => {
+    assert.throws(() => parseFlag("--http-header-forwarding=x"), /did you mean --http-header-forward-pattern/);
+  });
+
+  for (const [flag, replacement] of DEPRECATED) {
+    it(`rejects the deprecated ${flag.split("=")[0]} and names ${replacement}`, () => {
+      assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: [flag] }), (e: Error) => e.message.includes(flag.split("=")[0]) && e.message.includes(replacement));
+    });
+  }
+
+  it("rejects malformed values, repeats and flags the typed options own", () => {
+    assert.throws(() => parseFlag("--rate-limit=sometimes"), /--rate-limit: value "sometimes" must be one of off, execution_count/);
+    assert.throws(() => parseFlag("--model-load-thread-count=two"), /--model-load-thread-count.*integer/);
+    assert.throws(() => parseFlag("--disable-auto-complete-config=true"), /takes no value/);
+    assert.throws(() => parseFlag("--metrics-config=buckets=1"), /--metrics-config/);
+    assert.throws(() => parseFlag("model-load-thread-count=2"), /not a --flag/);
+    assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: ["--id=a", "--id=b"] }), /--id: is given more than once/);
+    for (const owned of ["--model-control-mode=poll", "--load-model=other", "--exit-timeout-secs=5", "--model-store=/models"]) {
+      assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: [owned] }), new RegExp(`${owned.split("=")[0]}: is set from the group's typed settings`));
+    }
+    const errors = extraArgsErrors(["--id=ok", "--gpus=1", "--log-verbose=1"]);
+    assert.deepEqual(errors.map((e) => e.index), [1, 2]);
+  });
+
+  it("refuses --load-model outside explicit mode and explicit mode without models", () => {
+    assert.throws(() => tritonServerArgs({ ...BASE, modelControlMode: "poll" }), /--load-model: only works with --model-control-mode=explicit/);
+    assert.throws(() => tritonServerArgs({ ...BASE, models: [] }), /needs at least one model/);
+    assert.ok(tritonServerArgs({ ...BASE, modelControlMode: "none", models: [] }).includes("--model-control-mode=none"));
+  });
+
+  it("knows the false flags only as unknown: none is in its table", () => {
+    const names = new Set(FLAGS.map((f) => f.name));
+    for (const bad of FALSE_FLAGS.filter((f) => !f.startsWith("--log-format="))) assert.ok(!names.has(bad.split("=")[0]), bad);
+    const logFormat = FLAGS.find((f) => f.name === "--log-format")!;
+    assert.ok(logFormat.value.kind === "enum" && !logFormat.value.values.includes("json"));
+    for (const owned of OWNED_FLAGS) assert.ok(names.has(owned), `${owned} is a real flag`);
+  });
+
+  it("no source outside test/ spells a false flag", () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (["node_modules", "out", "test", ".git"].includes(e.name)) continue;
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.(ts|yaml|json)$/.test(e.name) && e.name !== "package-lock.json") {
+          const text = fs.readFileSync(p, "utf8");
+          for (const bad of FALSE_FLAGS) {
+            const name = bad.startsWith("--log-format=") ? bad : bad.split("=")[0];
+            if (new RegExp(`${name}(?![-\\w])`).test(text)) offenders.push(`${path.relative(ROOT, p)}: ${name}`);
+          }
+        }
+      }
+    };
+    walk(ROOT);
+    assert.deepEqual(offenders, []);
+  });
+
+  describe("round trip (fast-check)", () => {
+    const modelName = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,20}$/);
+    // Valid extra flags the builder does not own, with well-formed values.
+    const extraFlag = fc.oneof(
+      fc.integer({ min: 1, max: 16 }).map((n) => `--model-load-thread-count=${n}`),
+      fc.integer({ min: 0, max: 8 }).map((n) => `--buffer-manager-thread-count=${n}`),
+      fc.integer({ min: 1, max: 100_000 }).map((n) => `--metrics-interval-ms=${n}`),
+      fc.constantFrom("true", "false").map((b) => `--allow-cpu-metrics=${b}`),
+      fc.constantFrom("off", "execution_count").map((v) => `--rate-limit=${v}`),
+      fc.integer({ min: 1, max: 1 << 30 }).map((n) => `--cache-config=local,size=${n}`),
+      fc.constantFrom("histogram_latencies=true", "counter_latencies=false", "summary_quantiles=0.5:0.05,0.99:0.001").map((s) => `--metrics-config=${s}`),
+      fc.constant("--disable-auto-complete-config"),
+      fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/).map((id) => `--id=${id}`),
+    );
+    // Non-repeatable flags at most once: keep the first occurrence of each name.
+    const repeatable = new Set(FLAGS.filter((f) => f.repeatable).map((f) => f.name));
+    const extras = fc.array(extraFlag, { maxLength: 6 }).map((xs) => {
+      const seen = new Set<string>();
+      return xs.filter((x) => {
+        const n = x.split("=")[0];
+        if (!repeatable.has(n) && seen.has(n)) return false;
+        seen.add(n);
+        return true;
+      });
+    });
+    const options: fc.Arbitrary<TritonServerOptions> = fc
+      .record({
+        modelRepository: fc.oneof(fc.stringMatching(/^[a-z0-9][a-z0-9-]{2,20}$/).map((b) => `s3://${b}/triton`), fc.constant("/mnt/models")),
+        explicit: fc.boolean(),
+        otherMode: fc.constantFrom("none", "poll") as fc.Arbitrary<"none" | "poll">,
+        models: fc.uniqueArray(modelName, { minLength: 1, maxLength: 5 }),
+        exitTimeoutSecs: fc.integer({ min: 0, max: 3600 }),
+        gpuCount: fc.integer({ min: 1, max: 8 }),
+        cudaMemoryPoolByteSize: fc.integer({ min: 0, max: 2 ** 34 }),
+        pinnedMemoryPoolByteSize: fc.integer({ min: 0, max: 2 ** 34 }),
+        httpHeaderForwardPattern: fc.constantFrom("x-request-id", "x-.*", "traceparent|x-request-id"),
+        logVerbose: fc.integer({ min: 0, max: 3 }),
+        extraArgs: extras,
+      })
+      .map(({ explicit, otherMode, models, ...o }) => ({
+        ...o,
+        modelControlMode: explicit ? "explicit" : otherMode,
+        models: explicit ? models : [],
+      }));
+
+    it("random valid options produce arguments the parser turns back into the same options", () => {
+      fc.assert(
+        fc.property(options, (o) => {
+          const args = tritonServerArgs(o);
+          parseFlags(args); // every emitted argument is a real flag
+          assert.deepEqual(parseTritonServerArgs(args), o);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+});
