@@ -5,6 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
 import { planStack, ROOT, type RecordedResource } from "../tools/planner";
+import { copyProject } from "../tools/planner/project";
 import type { PlanResult } from "../tools/planner";
 
 export { ROOT };
@@ -34,20 +35,12 @@ export function one(resources: RecordedResource[], type: string, name?: string):
   return found[0];
 }
 
-const PROJECT_ENTRIES = ["Pulumi.yaml", "index.ts", "config", "components", "policies", "tools", "package.json", "tsconfig.json"];
-
 /**
  * A copy of the project in a temporary folder (node_modules linked), with its stack files
  * replaced by `stacks` (name → YAML text). For tests that need their own stack config.
  */
 export function tempProject(stacks: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "triton-platform-"));
-  for (const e of PROJECT_ENTRIES) {
-    fs.cpSync(path.join(ROOT, e), path.join(dir, e), { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
-  }
-  fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
-  for (const [name, text] of Object.entries(stacks)) fs.writeFileSync(path.join(dir, `Pulumi.${name}.yaml`), text);
-  return dir;
+  return copyProject(ROOT, stacks);
 }
 
 /** The text of a repository stack file, for building variants of it. */

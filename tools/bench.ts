@@ -7,6 +7,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as yaml from "js-yaml";
+import { copyProject } from "./planner/project";
 
 const ROOT = path.resolve(__dirname, "..");
 const PROBE = path.join(__dirname, "bench", "probe.cjs");
@@ -63,6 +65,25 @@ export function benchPlan(label: string, root: string, stack: string, runs = RUN
   return measure(label, ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", "plan.ts"), "--stack", stack, "--out", out], runs);
 }
 
+/**
+ * The prod stack with `n` serving groups: copies of its first group under new names (the
+ * first keeps its name, which the gateway's defaultGroup names).
+ */
+export function scaledProdStack(n: number): string {
+  const doc = yaml.load(fs.readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, any> };
+  const triton = doc.config["triton-platform:triton"];
+  const [template] = triton.groups;
+  triton.groups = Array.from({ length: n }, (_, i) => ({ ...structuredClone(template), name: i === 0 ? template.name : `${template.name}-${String(i).padStart(3, "0")}` }));
+  return yaml.dump(doc, { lineWidth: -1 });
+}
+
+function scale(): void {
+  const sizes = [10, 100];
+  console.log(`\nscale: prod with ${sizes.join(" and ")} serving groups (target: ${sizes[1]} cost at most 3x ${sizes[0]})`);
+  const results = sizes.map((n) => benchPlan(`${n} groups`, copyProject(ROOT, { prod: scaledProdStack(n) }), "prod", Math.min(RUNS, 3)));
+  console.log(`scale ratio ${(results[1].median / results[0].median).toFixed(2)} (time of ${sizes[1]} / time of ${sizes[0]})`);
+}
+
 function main(): void {
   console.log(`offline plan of prod vs floor, ${RUNS} runs each (node ${process.version}, ${os.cpus().length} cores)`);
   const plan = benchPlan("plan", ROOT, "prod");
@@ -75,4 +96,7 @@ function main(): void {
   console.log(`ratio      ${(plan.median / floor.median).toFixed(2)} (plan / floor; target <= 1.5)`);
 }
 
-if (require.main === module) main();
+if (require.main === module) {
+  main();
+  if (!process.argv.includes("--no-scale")) scale();
+}

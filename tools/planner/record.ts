@@ -85,9 +85,11 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
     const resources: RecordedResource[] = [];
     const secretFingerprints: Record<string, Record<string, string>> = {};
 
+    let lastInputs: Record<string, any> | undefined;
     await pulumi.runtime.setMocks(
       {
         newResource: (args) => {
+          lastInputs = args.inputs;
           const state = { ...args.inputs, ...computedOutputs(args.type, args.name, args.inputs, region) };
           return { id: args.custom ? fakeId(args.type, args.name, args.inputs) : undefined, state };
         },
@@ -109,15 +111,9 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
     const register = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req: any, callback: (err: any, resp: any) => void) => {
       const secrets: Record<string, string> = {};
-      const entry = {
-        type: req.getType() as string,
-        name: req.getName() as string,
-        custom: req.getCustom() as boolean,
-        parent: (req.getParent() as string) || null,
-        provider: (req.getProvider() as string) || null,
-        dependencies: [...new Set<string>(req.getDependenciesList())],
-        props: maskSecrets(deserializeProperties(req.getObject()), (p, value) => (secrets[JSON.stringify(p)] = fingerprint(value))),
-      };
+      // The mock monitor deserializes the inputs and calls newResource synchronously, before
+      // its first await: take them from there rather than deserializing a second time.
+      lastInputs = undefined;
       register(req, (err: any, resp: any) => {
         if (!err && resp) {
           resources.push({ urn: resp.getUrn(), ...entry });
@@ -125,21 +121,42 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
         }
         callback(err, resp);
       });
+      const inputs = lastInputs ?? deserializeProperties(req.getObject());
+      const entry = {
+        type: req.getType() as string,
+        name: req.getName() as string,
+        custom: req.getCustom() as boolean,
+        parent: (req.getParent() as string) || null,
+        provider: (req.getProvider() as string) || null,
+        dependencies: [...new Set<string>(req.getDependenciesList())],
+        props: maskSecrets(inputs, (p, value) => (secrets[JSON.stringify(p)] = fingerprint(value))),
+      };
     };
 
     forgetProgram(root);
     // A program error (e.g. ConfigError) is kept and rethrown once the runtime is idle, so it
     // surfaces once, here, instead of also as an unhandled rejection inside the SDK.
     let programError: unknown;
-    const outputs = await runInPulumiStack(async () => {
-      try {
-        return require(path.join(root, "index.ts"));
-      } catch (e) {
-        programError = e;
-        return {};
-      }
-    });
-    await waitForRPCs();
+    // The SDK records a stack trace on every promise it creates (debuggablePromise, for its
+    // leak report); formatting those was a quarter of the plan's own time. Resource source
+    // positions are unaffected (the SDK lifts the limit for them). PLAN_STACK_TRACES=1 keeps
+    // them, e.g. to debug a hang.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (!process.env.PLAN_STACK_TRACES) Error.stackTraceLimit = 0;
+    let outputs: Record<string, any> | undefined;
+    try {
+      outputs = await runInPulumiStack(async () => {
+        try {
+          return require(path.join(root, "index.ts"));
+        } catch (e) {
+          programError = e;
+          return {};
+        }
+      });
+      await waitForRPCs();
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     if (programError !== undefined) throw programError;
     return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}), secretFingerprints };
   });
