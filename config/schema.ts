@@ -82,15 +82,7 @@ export const sections = {
       gpuUtilPercent: integer({ min: 1, max: 100 }).default(95),
       /** Framebuffer growth under flat load above which GpuMemoryLeak fires, MiB per hour. @default 256 */
       gpuMemoryGrowthMiBPerHour: number({ min: 1 }).default(256),
-    }).default({
-      queueTimeBudgetMs: 50,
-      failureRatio: 0.05,
-      p99SloMs: 500,
-      canaryFailureRatioMargin: 0.02,
-      gpuTempCelsius: 85,
-      gpuUtilPercent: 95,
-      gpuMemoryGrowthMiBPerHour: 256,
-    }),
+    }).prefault({}), // an absent section parses as {}: the defaults above, stated once
     // prefault: an absent section is parsed as {} so every default above applies.
   }).prefault({}),
   /** The Envoy gateway (mirroring to canaries) and who may reach it (config/gateway.ts). */
