@@ -147,7 +147,7 @@ describe("firewall", () => {
           if (spec.direction !== "ingress") continue;
           const a = securityGroupRuleArgs(spec, ids) as Record<string, any>;
           const opening = sgIngressOpenings("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", a)[0];
-          if (opening.cidrs.some(isWorldOpen)) return false;
+          if (opening.cidrs.some((c) => isWorldOpen(c.cidr))) return false;
         }
         // Kubernetes: Triton pods admit only the gateway and Prometheus; no ipBlock, no peerless rule.
         for (const np of networkPolicies(r) as any[]) {
@@ -170,7 +170,7 @@ describe("firewall", () => {
         assert.equal(nps.length, 6);
         for (const np of nps) assert.equal(np.props.metadata.namespace, "triton");
         for (const r of p.resources.filter((x) => x.custom)) {
-          for (const o of sgIngressOpenings(r.type, r.props)) assert.ok(!o.cidrs.some(isWorldOpen), `${r.name}: ${o.cidrs}`);
+          for (const o of sgIngressOpenings(r.type, r.props)) assert.ok(!o.cidrs.some((c) => isWorldOpen(c.cidr)), `${r.name}: ${JSON.stringify(o.cidrs)}`);
         }
       });
     }

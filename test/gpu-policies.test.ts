@@ -74,7 +74,7 @@ describe("gpu-nodes policy rules", () => {
 
   it("launch-template-encrypted-volumes fires on an unencrypted volume and on no mappings", async () => {
     let v = await violations("launch-template-encrypted-volumes", await prodWith(LT, (p) => (p.blockDeviceMappings[0].ebs.encrypted = "false")));
-    assert.match(v[0], /blockDeviceMappings\[0\] \(\/dev\/xvda\)\.ebs\.encrypted must be "true", got "false"/);
+    assert.match(v[0], /blockDeviceMappings\[0\]\.ebs\.encrypted \(\/dev\/xvda\) must be "true", got "false"/);
     v = await violations("launch-template-encrypted-volumes", await prodWith(LT, (p) => delete p.blockDeviceMappings));
     assert.match(v[0], /blockDeviceMappings is empty/);
   });

@@ -70,7 +70,7 @@ const CASES: { rule: string; breaks: (sts: any, all: RecordedResource[]) => void
   {
     rule: "triton-shm-sized",
     breaks: (s) => (s.spec.template.spec.volumes[0].emptyDir = { medium: "Memory" }),
-    message: /volume dshm at \/dev\/shm is \{"medium":"Memory"\}, must be emptyDir \{medium: Memory, sizeLimit\}/,
+    message: /volume dshm at \/dev\/shm \(spec\.template\.spec\.volumes\[0\]\.emptyDir\) is \{"medium":"Memory"\}, must be emptyDir \{medium: Memory, sizeLimit\}/,
   },
   {
     rule: "triton-startup-probe",
@@ -147,7 +147,7 @@ describe("Triton policy rules", () => {
 
   it("triton-shm-sized fires when shm is not below the memory limit", async () => {
     const v = await violations("triton-shm-sized", broken((s) => (s.spec.template.spec.volumes[0].emptyDir.sizeLimit = "24Gi")));
-    assert.match(v[0], /\/dev\/shm sizeLimit 24Gi must be below .*resources\.limits\.memory \(24Gi\)/);
+    assert.match(v[0], /\/dev\/shm spec\.template\.spec\.volumes\[0\]\.emptyDir\.sizeLimit 24Gi must be below .*resources\.limits\.memory \(24Gi\)/);
   });
 
   it("triton-startup-probe fires when the probe allows less than the minimum start-up time", async () => {
@@ -160,6 +160,17 @@ describe("Triton policy rules", () => {
     assert.equal(otherNs.length, 1);
     const otherTrack = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.spec.selector.matchLabels.track = "canary")));
     assert.equal(otherTrack.length, 1);
+  });
+
+  it("triton-pdb-exists reads matchExpressions: a PDB whose expressions select the pods covers them, one whose expressions exclude them does not", async () => {
+    const byExpressions = (operator: string, values: string[]) =>
+      broken((_s, all) => (all[1].props.spec.selector = { matchExpressions: [{ key: "app.kubernetes.io/instance", operator, values }, { key: "track", operator: "In", values: ["primary"] }] }));
+    assert.deepEqual(await violations("triton-pdb-exists", byExpressions("In", ["vision"])), []);
+    const v = await violations("triton-pdb-exists", byExpressions("NotIn", ["vision"]));
+    assert.equal(v.length, 1);
+    assert.match(v[0], /\(spec\.template\.metadata\.labels\)$/);
+    const mixed = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.spec.selector.matchExpressions = [{ key: "track", operator: "DoesNotExist" }])));
+    assert.equal(mixed.length, 1, "matchLabels match but an expression excludes the pods");
   });
 
   it("triton-min-replicas also reads the HPA's minReplicas", async () => {

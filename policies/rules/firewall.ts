@@ -4,15 +4,15 @@
 import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { isWorldOpen } from "../../config/cidr";
-import type { Rule } from "./util";
+import { reportAt, selects, type LabelSelector, type Rule } from "./util";
 
 const TRITON_PORT_RANGE = [TRITON_PORTS.http, TRITON_PORTS.metrics] as const; // 8000–8002
 const ALL_PROTOCOLS = new Set(["-1", "all"]);
 
 /** An ingress permission as the three AWS resource shapes express it. */
 interface Opening {
-  where: string;
-  cidrs: string[];
+  /** Each source CIDR with its property path. */
+  cidrs: { path: string; cidr: string }[];
   protocol: string;
   fromPort?: number;
   toPort?: number;
@@ -26,45 +26,32 @@ function coversTritonPorts(o: Opening): boolean {
   return from <= TRITON_PORT_RANGE[1] && to >= TRITON_PORT_RANGE[0];
 }
 
+/** CIDR list fields of an object, each entry with its property path. */
+function cidrsAt(o: Record<string, any>, fields: string[], prefix = ""): { path: string; cidr: string }[] {
+  return fields.flatMap((f) => {
+    const v = o[f];
+    if (Array.isArray(v)) return v.map((cidr: string, i: number) => ({ path: `${prefix}${f}[${i}]`, cidr }));
+    return typeof v === "string" && v ? [{ path: `${prefix}${f}`, cidr: v }] : [];
+  });
+}
+
 /** Ingress openings of an AWS security-group resource (standalone rule, legacy rule, or inline). */
 export function sgIngressOpenings(type: string, props: Record<string, any>): Opening[] {
   if (type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule") {
-    return [{ where: "", cidrs: [props.cidrIpv4, props.cidrIpv6].filter(Boolean), protocol: props.ipProtocol, fromPort: props.fromPort, toPort: props.toPort }];
+    return [{ cidrs: cidrsAt(props, ["cidrIpv4", "cidrIpv6"]), protocol: props.ipProtocol, fromPort: props.fromPort, toPort: props.toPort }];
   }
   if (type === "aws:ec2/securityGroupRule:SecurityGroupRule" && props.type === "ingress") {
-    return [{ where: "", cidrs: [...(props.cidrBlocks ?? []), ...(props.ipv6CidrBlocks ?? [])], protocol: props.protocol, fromPort: props.fromPort, toPort: props.toPort }];
+    return [{ cidrs: cidrsAt(props, ["cidrBlocks", "ipv6CidrBlocks"]), protocol: props.protocol, fromPort: props.fromPort, toPort: props.toPort }];
   }
   if (type === "aws:ec2/securityGroup:SecurityGroup") {
     return (props.ingress ?? []).map((i: Record<string, any>, n: number) => ({
-      where: `ingress[${n}].`,
-      cidrs: [...(i.cidrBlocks ?? []), ...(i.ipv6CidrBlocks ?? [])],
+      cidrs: cidrsAt(i, ["cidrBlocks", "ipv6CidrBlocks"], `ingress[${n}].`),
       protocol: i.protocol,
       fromPort: i.fromPort,
       toPort: i.toPort,
     }));
   }
   return [];
-}
-
-// ---- Kubernetes selectors ---------------------------------------------------------------
-type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
-
-/** Does a label selector select an object with these labels? (Kubernetes semantics; {} selects all.) */
-export function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
-  if (!selector) return false;
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = k(labels, e.key);
-    const val = labels[e.key];
-    if (e.operator === "In" && !(has && (e.values ?? []).includes(val))) return false;
-    if (e.operator === "NotIn" && has && (e.values ?? []).includes(val)) return false;
-    if (e.operator === "Exists" && !has) return false;
-    if (e.operator === "DoesNotExist" && has) return false;
-  }
-  return true;
-}
-function k(labels: Record<string, string>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(labels, key);
 }
 
 /** Could this selector select some Triton pod? (Every Triton pod carries TRITON_ALL_PODS; other labels vary.) */
@@ -133,10 +120,12 @@ export const firewallRules: Rule[] = [
     enforcementLevel: "advisory",
     validateResource: (args, report) => {
       for (const o of sgIngressOpenings(args.type, args.props)) {
-        const world = o.cidrs.filter(isWorldOpen);
-        if (world.length && coversTritonPorts(o)) {
-          report(
-            `${args.type.split(":").pop()} ${args.name}: ${o.where}ingress from ${world.join(", ")} (protocol ${o.protocol}, ports ${o.fromPort ?? "all"}-${o.toPort ?? "all"}) covers Triton ports ${TRITON_PORT_RANGE[0]}-${TRITON_PORT_RANGE[1]}`,
+        if (!coversTritonPorts(o)) continue;
+        for (const { path, cidr } of o.cidrs.filter((c) => isWorldOpen(c.cidr))) {
+          reportAt(
+            report,
+            { path, value: cidr },
+            `${args.type.split(":").pop()} ${args.name}: ${path} is ${JSON.stringify(cidr)}: ingress from it (protocol ${o.protocol}, ports ${o.fromPort ?? "all"}-${o.toPort ?? "all"}) covers Triton ports ${TRITON_PORT_RANGE[0]}-${TRITON_PORT_RANGE[1]}`,
           );
         }
       }
@@ -158,7 +147,7 @@ export const firewallRules: Rule[] = [
           if (!coversMetrics(rule.ports)) return;
           const from: Record<string, any>[] = rule.from ?? [];
           const bad = from.length === 0 ? ["(any source)"] : from.filter((p) => !isPrometheusPeer(p)).map((p) => JSON.stringify(p));
-          if (bad.length) report(`NetworkPolicy ${ns}/${np.props.metadata?.name ?? np.name}: spec.ingress[${i}] admits ${bad.join(", ")} to Triton's metrics port ${TRITON_PORTS.metrics}`, np.urn);
+          if (bad.length) reportAt(report, { path: `spec.ingress[${i}].from`, value: rule.from }, `NetworkPolicy ${ns}/${np.props.metadata?.name ?? np.name}: spec.ingress[${i}].from admits ${bad.join(", ")} to Triton's metrics port ${TRITON_PORTS.metrics}`, np.urn);
         });
       }
     },
@@ -177,7 +166,7 @@ export const firewallRules: Rule[] = [
         const labels = w.props.spec?.template?.metadata?.labels ?? {};
         const covered = policies.some((np) => (np.props.metadata?.namespace ?? "default") === ns && selects(np.props.spec?.podSelector, labels));
         if (!covered) {
-          report(`${w.props.kind ?? w.type.split(":").pop()} ${ns}/${w.props.metadata?.name ?? w.name}: pods labelled ${JSON.stringify(labels)} (spec.template.metadata.labels) are selected by no Ingress NetworkPolicy in namespace ${ns}`, w.urn);
+          reportAt(report, { path: "spec.template.metadata.labels", value: labels }, `${w.props.kind ?? w.type.split(":").pop()} ${ns}/${w.props.metadata?.name ?? w.name}: pods labelled ${JSON.stringify(labels)} (spec.template.metadata.labels) are selected by no Ingress NetworkPolicy in namespace ${ns}`, w.urn);
         }
       }
     },

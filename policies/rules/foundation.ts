@@ -1,6 +1,6 @@
 // Rules the foundation makes enforceable: tagging, labelling, and explicit providers.
 import { STANDARD_LABEL_KEYS, STANDARD_TAG_KEYS } from "../../components/naming";
-import { decodeJson, isK8sObject, usesDefaultProvider, type Rule } from "./util";
+import { decodeJson, isK8sObject, reportAt, usesDefaultProvider, type Rule } from "./util";
 
 export const foundationRules: Rule[] = [
   {
@@ -14,7 +14,9 @@ export const foundationRules: Rule[] = [
       if (!isK8sObject(args.type, args.props)) return;
       const labels: Record<string, string> = args.props.metadata?.labels ?? {};
       const missing = STANDARD_LABEL_KEYS.filter((k) => !labels[k]);
-      if (missing.length) report(`${args.props.kind} ${args.props.metadata?.name ?? args.name}: metadata.labels lacks ${missing.join(", ")}`);
+      if (missing.length) {
+        reportAt(report, { path: "metadata.labels", value: labels }, `${args.props.kind} ${args.props.metadata?.name ?? args.name}: metadata.labels lacks ${missing.join(", ")}`);
+      }
     },
   },
   {
@@ -28,7 +30,7 @@ export const foundationRules: Rule[] = [
       if (args.type !== "pulumi:providers:aws") return;
       const tags: Record<string, string> = decodeJson(args.props.defaultTags)?.tags ?? {};
       const missing = STANDARD_TAG_KEYS.filter((k) => !tags[k]);
-      if (missing.length) report(`AWS provider ${args.name}: defaultTags.tags lacks ${missing.join(", ")}`);
+      if (missing.length) reportAt(report, { path: "defaultTags.tags", value: tags }, `AWS provider ${args.name}: defaultTags.tags lacks ${missing.join(", ")}`);
     },
   },
   {
@@ -40,7 +42,10 @@ export const foundationRules: Rule[] = [
     enforcementLevel: "advisory",
     validateResource: (args, report) => {
       if (!args.type.startsWith("aws:")) return;
-      if (usesDefaultProvider(args.provider)) report(`${args.type} ${args.name} uses the default AWS provider`);
+      if (usesDefaultProvider(args.provider)) {
+        const value = args.provider?.name ?? null;
+        reportAt(report, { path: "provider", value }, `${args.type} ${args.name}: provider is ${JSON.stringify(value)}, the default AWS provider (ambient credentials and region)`);
+      }
     },
   },
   {
@@ -52,7 +57,10 @@ export const foundationRules: Rule[] = [
     enforcementLevel: "advisory",
     validateResource: (args, report) => {
       if (!args.type.startsWith("kubernetes:")) return;
-      if (usesDefaultProvider(args.provider)) report(`${args.type} ${args.name} uses the default Kubernetes provider (ambient kubeconfig)`);
+      if (usesDefaultProvider(args.provider)) {
+        const value = args.provider?.name ?? null;
+        reportAt(report, { path: "provider", value }, `${args.type} ${args.name}: provider is ${JSON.stringify(value)}, the default Kubernetes provider (ambient kubeconfig)`);
+      }
     },
   },
 ];

@@ -4,11 +4,13 @@ import { isIP } from "node:net";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ADMIN_PATHS, findMirrorPolicies, fromYaml, percentOf } from "../../components/upstream/envoy";
-import type { Rule } from "./util";
+import { reportAt, type Rule } from "./util";
 
 const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
 const SERVICE = "kubernetes:core/v1:Service";
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
+/** Property path of the Envoy bootstrap inside the ConfigMap; paths into the YAML continue it. */
+export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
 /** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none. Throws on bad YAML. */
 function envoyConfigOf(type: string, props: Record<string, any>): Record<string, any> | undefined {
@@ -67,13 +69,17 @@ export const gatewayRules: Rule[] = [
       try {
         config = envoyConfigOf(args.type, args.props);
       } catch (e) {
-        report(`ConfigMap ${args.props.metadata?.name ?? args.name}: data.${ENVOY_CONFIG_FILE} is not valid YAML (${(e as Error).message.split("\n")[0]})`);
+        reportAt(
+          report,
+          { path: ENVOY_DATA_PATH, value: String(args.props.data?.[ENVOY_CONFIG_FILE]).slice(0, 200) },
+          `ConfigMap ${args.props.metadata?.name ?? args.name}: ${ENVOY_DATA_PATH} is not valid YAML (${(e as Error).message.split("\n")[0]})`,
+        );
         return;
       }
       if (!config) return;
       const { maxPercent } = args.getConfig<{ maxPercent: number }>();
       // One report per mirror target and percentage (a group has several routes), naming the first path.
-      const over = new Map<string, { path: string; count: number }>();
+      const over = new Map<string, { path: string; count: number; value: unknown }>();
       for (const { path, policy } of findMirrorPolicies(config)) {
         const dv = policy.runtime_fraction?.default_value;
         const pct = dv ? percentOf(dv) : 100; // no runtime_fraction: every request is mirrored
@@ -81,11 +87,13 @@ export const gatewayRules: Rule[] = [
         const key = `${pct} % to ${policy.cluster}`;
         const seen = over.get(key);
         if (seen) seen.count++;
-        else over.set(key, { path: path.replace(/^\$\./, ""), count: 1 });
+        else over.set(key, { path: `${ENVOY_DATA_PATH}${path.replace(/^\$/, "")}`, count: 1, value: policy.runtime_fraction?.default_value ?? null });
       }
-      for (const [what, { path, count }] of over) {
-        report(
-          `ConfigMap ${args.props.metadata?.name ?? args.name}: data.${ENVOY_CONFIG_FILE} ${path}${count > 1 ? ` (and ${count - 1} more route(s))` : ""} mirrors ${what} (maximum for this stack: ${maxPercent} %)`,
+      for (const [what, { path, count, value }] of over) {
+        reportAt(
+          report,
+          { path, value },
+          `ConfigMap ${args.props.metadata?.name ?? args.name}: ${path}${count > 1 ? ` (and ${count - 1} more route(s))` : ""} mirrors ${what} (maximum for this stack: ${maxPercent} %)`,
         );
       }
     },
@@ -105,7 +113,7 @@ export const gatewayRules: Rule[] = [
         (args.props.spec?.ports ?? []).forEach((p: Record<string, any>, i: number) => {
           const target = p.targetPort ?? p.port;
           if (target === ENVOY_ADMIN.port || target === String(ENVOY_ADMIN.port)) {
-            report(`Service ${args.props.metadata?.name ?? args.name}: spec.ports[${i}] targets Envoy's admin port ${ENVOY_ADMIN.port}`);
+            reportAt(report, { path: `spec.ports[${i}].targetPort`, value: target }, `Service ${args.props.metadata?.name ?? args.name}: spec.ports[${i}].targetPort targets Envoy's admin port ${ENVOY_ADMIN.port}`);
           }
         });
         return;
@@ -117,17 +125,21 @@ export const gatewayRules: Rule[] = [
         return; // reported by gateway-mirror-percent-within-max
       }
       if (!config) return;
-      const where = `ConfigMap ${args.props.metadata?.name ?? args.name}: data.${ENVOY_CONFIG_FILE}`;
+      const where = `ConfigMap ${args.props.metadata?.name ?? args.name}: ${ENVOY_DATA_PATH}`;
       const sa = config.admin?.address?.socket_address;
-      if (sa && !isLoopback(sa.address)) report(`${where} admin.address.socket_address.address is ${JSON.stringify(sa.address)}, not a loopback address`);
+      if (sa && !isLoopback(sa.address)) {
+        reportAt(report, { path: `${ENVOY_DATA_PATH}.admin.address.socket_address.address`, value: sa.address }, `${where}.admin.address.socket_address.address is ${JSON.stringify(sa.address)}, not a loopback address`);
+      }
       const admin = adminClusters(config, sa?.port_value);
       (config.static_resources?.listeners ?? []).forEach((l: Record<string, any>, i: number) => {
         for (const { path, route } of routesOf(l)) {
           if (!admin.has(route.route?.cluster)) continue;
           const exact: string | undefined = route.match?.path;
           if (exact === undefined || !EXPOSABLE_ADMIN_PATHS.includes(exact)) {
-            report(
-              `${where} static_resources.listeners[${i}].${path}.match ${JSON.stringify(route.match ?? {})} forwards to the admin cluster ${route.route.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
+            reportAt(
+              report,
+              { path: `${ENVOY_DATA_PATH}.static_resources.listeners[${i}].${path}.match`, value: route.match ?? null },
+              `${where}.static_resources.listeners[${i}].${path}.match ${JSON.stringify(route.match ?? {})} forwards to the admin cluster ${route.route.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
             );
           }
         }

@@ -2,7 +2,7 @@
 import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../../components/contracts";
 import { GPU_AMI_TYPES, WORKER_NODE_MANAGED_POLICIES, isGpuAmiType } from "../../components/upstream/eks";
 import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
-import type { Rule } from "./util";
+import { reportAt, show, type Rule } from "./util";
 
 const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
@@ -19,8 +19,6 @@ function isGpuOperatorRelease(type: string, props: Record<string, any>): boolean
   return type === HELM_RELEASE && props.chart === GPU_OPERATOR_CHART.chart;
 }
 
-const show = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(v));
-
 export const gpuNodeRules: Rule[] = [
   {
     name: "gpu-nodegroup-tainted",
@@ -33,7 +31,7 @@ export const gpuNodeRules: Rule[] = [
       if (args.type !== NODE_GROUP || !isGpuNodeGroup(args.props)) return;
       const taints: { key?: string; effect?: string }[] = args.props.taints ?? [];
       if (!taints.some((t) => t.key === GPU_TAINT.key && t.effect === GPU_TAINT_EKS_EFFECT)) {
-        report(`NodeGroup ${args.name}: taints lacks {key: "${GPU_TAINT.key}", effect: "${GPU_TAINT_EKS_EFFECT}"}, got ${show(args.props.taints)}`);
+        reportAt(report, { path: "taints", value: args.props.taints }, `NodeGroup ${args.name}: taints lacks {key: "${GPU_TAINT.key}", effect: "${GPU_TAINT_EKS_EFFECT}"}, got ${show(args.props.taints)}`);
       }
     },
   },
@@ -50,9 +48,9 @@ export const gpuNodeRules: Rule[] = [
       const { max } = args.getConfig<{ max: number }>();
       const u = args.props.updateConfig ?? {};
       if (u.maxUnavailablePercentage !== undefined) {
-        report(`NodeGroup ${args.name}: updateConfig.maxUnavailablePercentage is ${show(u.maxUnavailablePercentage)}; use maxUnavailable <= ${max}`);
+        reportAt(report, { path: "updateConfig.maxUnavailablePercentage", value: u.maxUnavailablePercentage }, `NodeGroup ${args.name}: updateConfig.maxUnavailablePercentage is ${show(u.maxUnavailablePercentage)}; use maxUnavailable <= ${max}`);
       } else if (typeof u.maxUnavailable !== "number" || u.maxUnavailable > max) {
-        report(`NodeGroup ${args.name}: updateConfig.maxUnavailable must be <= ${max}, got ${show(u.maxUnavailable)}`);
+        reportAt(report, { path: "updateConfig.maxUnavailable", value: u.maxUnavailable }, `NodeGroup ${args.name}: updateConfig.maxUnavailable must be <= ${max}, got ${show(u.maxUnavailable)}`);
       }
     },
   },
@@ -69,9 +67,9 @@ export const gpuNodeRules: Rule[] = [
       const { maxHopLimit } = args.getConfig<{ maxHopLimit: number }>();
       const m = args.props.metadataOptions ?? {};
       if (m.httpEndpoint === "disabled") return;
-      if (m.httpTokens !== "required") report(`LaunchTemplate ${args.name}: metadataOptions.httpTokens must be "required", got ${show(m.httpTokens)}`);
+      if (m.httpTokens !== "required") reportAt(report, { path: "metadataOptions.httpTokens", value: m.httpTokens }, `LaunchTemplate ${args.name}: metadataOptions.httpTokens must be "required", got ${show(m.httpTokens)}`);
       if (typeof m.httpPutResponseHopLimit !== "number" || m.httpPutResponseHopLimit > maxHopLimit) {
-        report(`LaunchTemplate ${args.name}: metadataOptions.httpPutResponseHopLimit must be <= ${maxHopLimit}, got ${show(m.httpPutResponseHopLimit)}`);
+        reportAt(report, { path: "metadataOptions.httpPutResponseHopLimit", value: m.httpPutResponseHopLimit }, `LaunchTemplate ${args.name}: metadataOptions.httpPutResponseHopLimit must be <= ${maxHopLimit}, got ${show(m.httpPutResponseHopLimit)}`);
       }
     },
   },
@@ -86,11 +84,15 @@ export const gpuNodeRules: Rule[] = [
       if (args.type !== LAUNCH_TEMPLATE) return;
       const mappings: { deviceName?: string; ebs?: { encrypted?: unknown } }[] = args.props.blockDeviceMappings ?? [];
       if (mappings.length === 0) {
-        report(`LaunchTemplate ${args.name}: blockDeviceMappings is empty, so volume encryption is left to the account default`);
+        reportAt(report, { path: "blockDeviceMappings", value: mappings }, `LaunchTemplate ${args.name}: blockDeviceMappings is empty, so volume encryption is left to the account default`);
       }
       mappings.forEach((m, i) => {
         if (m.ebs && String(m.ebs.encrypted) !== "true") {
-          report(`LaunchTemplate ${args.name}: blockDeviceMappings[${i}] (${m.deviceName ?? "?"}).ebs.encrypted must be "true", got ${show(m.ebs.encrypted)}`);
+          reportAt(
+            report,
+            { path: `blockDeviceMappings[${i}].ebs.encrypted`, value: m.ebs.encrypted },
+            `LaunchTemplate ${args.name}: blockDeviceMappings[${i}].ebs.encrypted (${m.deviceName ?? "?"}) must be "true", got ${show(m.ebs.encrypted)}`,
+          );
         }
       });
     },
@@ -105,10 +107,10 @@ export const gpuNodeRules: Rule[] = [
     validateResource: (args, report) => {
       if (!isGpuOperatorRelease(args.type, args.props)) return;
       if (typeof args.props.version !== "string" || !EXACT_VERSION.test(args.props.version)) {
-        report(`Release ${args.name}: version must be an exact chart version, got ${show(args.props.version)}`);
+        reportAt(report, { path: "version", value: args.props.version }, `Release ${args.name}: version must be an exact chart version, got ${show(args.props.version)}`);
       }
       const repo = args.props.repositoryOpts?.repo;
-      if (repo !== GPU_OPERATOR_CHART.repo) report(`Release ${args.name}: repositoryOpts.repo must be ${GPU_OPERATOR_CHART.repo}, got ${show(repo)}`);
+      if (repo !== GPU_OPERATOR_CHART.repo) reportAt(report, { path: "repositoryOpts.repo", value: repo }, `Release ${args.name}: repositoryOpts.repo must be ${GPU_OPERATOR_CHART.repo}, got ${show(repo)}`);
     },
   },
   {
@@ -132,7 +134,7 @@ export const gpuNodeRules: Rule[] = [
             ] as const
           ).filter(([, shipped, enabled]) => shipped && enabled !== false);
           for (const [path, , enabled] of clashes) {
-            report(`Release ${release.name}: values.${path} must be false because ${amiType} nodes ship it, got ${show(enabled)}`, release.urn);
+            reportAt(report, { path: `values.${path}`, value: enabled }, `Release ${release.name}: values.${path} must be false because ${amiType} nodes ship it, got ${show(enabled)}`, release.urn);
           }
         }
       }
@@ -151,12 +153,14 @@ export const gpuNodeRules: Rule[] = [
         if (r.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment") {
           const arn = String(r.props.policyArn ?? "");
           if (!WORKER_NODE_MANAGED_POLICIES.some((n) => arn.endsWith(`:policy/${n}`))) {
-            report(`RolePolicyAttachment ${r.name}: policyArn ${show(r.props.policyArn)} is not one of the worker node policies`, r.urn);
+            reportAt(report, { path: "policyArn", value: r.props.policyArn }, `RolePolicyAttachment ${r.name}: policyArn ${show(r.props.policyArn)} is not one of the worker node policies`, r.urn);
           }
         }
-        if (r.type === "aws:iam/rolePolicy:RolePolicy") report(`RolePolicy ${r.name}: inline policy on the GPU node role`, r.urn);
+        if (r.type === "aws:iam/rolePolicy:RolePolicy") {
+          reportAt(report, { path: "policy", value: r.props.policy }, `RolePolicy ${r.name}: policy is an inline policy on the GPU node role (role ${show(r.props.role)})`, r.urn);
+        }
         if (r.type === "aws:iam/role:Role" && Array.isArray(r.props.inlinePolicies) && r.props.inlinePolicies.length > 0) {
-          report(`Role ${r.name}: inlinePolicies must be empty, got ${r.props.inlinePolicies.length}`, r.urn);
+          reportAt(report, { path: "inlinePolicies", value: r.props.inlinePolicies }, `Role ${r.name}: inlinePolicies must be empty, got ${r.props.inlinePolicies.length}`, r.urn);
         }
       }
     },

@@ -3,7 +3,7 @@
 // "*"; pods never carry static AWS keys (IRSA instead).
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { STATIC_AWS_CREDENTIAL_ENV } from "../../components/upstream/aws-iam";
-import { decodeJson, isK8sObject, type Rule } from "./util";
+import { decodeJson, isK8sObject, reportAt, type Finding, type Rule } from "./util";
 
 const BUCKET = "aws:s3/bucket:Bucket";
 const T = {
@@ -26,12 +26,15 @@ function bucketLabel(b: PolicyResource): string {
   return `S3 bucket ${b.name}${b.props.bucket ? ` (${b.props.bucket})` : ""}`;
 }
 
+/** A bucket's problem: the message, and the property path and value (of the bucket or its settings resource). */
+type Problem = Finding & { message: string };
+
 /** A stack rule over every bucket. */
-function perBucket(check: (bucket: PolicyResource, all: PolicyResource[]) => string | undefined): StackValidationPolicy["validateStack"] {
+function perBucket(check: (bucket: PolicyResource, all: PolicyResource[]) => Problem | undefined): StackValidationPolicy["validateStack"] {
   return (args, report) => {
     for (const b of args.resources.filter((r) => r.type === BUCKET)) {
       const problem = check(b, args.resources);
-      if (problem) report(problem, b.urn);
+      if (problem) reportAt(report, problem, problem.message, b.urn);
     }
   };
 }
@@ -49,11 +52,21 @@ const s3Encrypted: Rule = {
     const inline = b.props.serverSideEncryptionConfiguration?.rule?.applyServerSideEncryptionByDefault?.sseAlgorithm;
     if (KMS_ALGORITHMS.includes(inline)) return undefined;
     const configs = settingsOf(all, b, T.encryption);
-    if (configs.length === 0) return `${bucketLabel(b)} has no BucketServerSideEncryptionConfiguration (default encryption with a KMS key)`;
+    if (configs.length === 0) {
+      return {
+        path: "serverSideEncryptionConfiguration",
+        value: b.props.serverSideEncryptionConfiguration,
+        message: `${bucketLabel(b)} has no BucketServerSideEncryptionConfiguration (default encryption with a KMS key) and serverSideEncryptionConfiguration is ${JSON.stringify(b.props.serverSideEncryptionConfiguration ?? null)}`,
+      };
+    }
     for (const c of configs) {
       const algos: unknown[] = (c.props.rules ?? []).map((r: any) => r?.applyServerSideEncryptionByDefault?.sseAlgorithm);
       if (!algos.some((a) => KMS_ALGORITHMS.includes(a as string))) {
-        return `${bucketLabel(b)}: ${c.name} rules[].applyServerSideEncryptionByDefault.sseAlgorithm is ${JSON.stringify(algos)}, expected "aws:kms"`;
+        return {
+          path: "rules[].applyServerSideEncryptionByDefault.sseAlgorithm",
+          value: algos,
+          message: `${bucketLabel(b)}: ${c.name} rules[].applyServerSideEncryptionByDefault.sseAlgorithm is ${JSON.stringify(algos)}, expected "aws:kms"`,
+        };
       }
     }
     return undefined;
@@ -70,9 +83,14 @@ const s3Versioned: Rule = {
   validateStack: perBucket((b, all) => {
     if (b.props.versioning?.enabled === true) return undefined;
     const configs = settingsOf(all, b, T.versioning);
-    if (configs.length === 0) return `${bucketLabel(b)} has no BucketVersioning`;
+    if (configs.length === 0) {
+      return { path: "versioning.enabled", value: b.props.versioning?.enabled, message: `${bucketLabel(b)} has no BucketVersioning and versioning.enabled is ${JSON.stringify(b.props.versioning?.enabled ?? null)}` };
+    }
     const bad = configs.find((c) => c.props.versioningConfiguration?.status !== "Enabled");
-    if (bad) return `${bucketLabel(b)}: ${bad.name} versioningConfiguration.status is ${JSON.stringify(bad.props.versioningConfiguration?.status)}, expected "Enabled"`;
+    if (bad) {
+      const status = bad.props.versioningConfiguration?.status;
+      return { path: "versioningConfiguration.status", value: status, message: `${bucketLabel(b)}: ${bad.name} versioningConfiguration.status is ${JSON.stringify(status)}, expected "Enabled"` };
+    }
     return undefined;
   }),
 };
@@ -88,10 +106,14 @@ const s3PublicAccessBlocked: Rule = {
   enforcementLevel: "advisory",
   validateStack: perBucket((b, all) => {
     const blocks = settingsOf(all, b, T.publicAccessBlock);
-    if (blocks.length === 0) return `${bucketLabel(b)} has no BucketPublicAccessBlock`;
+    if (blocks.length === 0) {
+      return { path: "BucketPublicAccessBlock", value: null, message: `${bucketLabel(b)} has no BucketPublicAccessBlock: BucketPublicAccessBlock is null` };
+    }
     for (const p of blocks) {
       const off = PUBLIC_ACCESS_FLAGS.filter((f) => p.props[f] !== true);
-      if (off.length) return `${bucketLabel(b)}: ${p.name} ${off.map((f) => `${f} is ${JSON.stringify(p.props[f])}`).join(", ")}; all four must be true`;
+      if (off.length) {
+        return { path: off[0], value: p.props[off[0]], message: `${bucketLabel(b)}: ${p.name} ${off.map((f) => `${f} is ${JSON.stringify(p.props[f])}`).join(", ")}; all four must be true` };
+      }
     }
     return undefined;
   }),
@@ -122,12 +144,19 @@ const s3TlsOnly: Rule = {
     const policies = settingsOf(all, b, T.policy);
     const inline = decodeJson(b.props.policy);
     if (inline !== undefined && deniesInsecureTransport(inline)) return undefined;
-    if (policies.length === 0) return `${bucketLabel(b)} has no BucketPolicy denying aws:SecureTransport "false"`;
+    if (policies.length === 0) {
+      return { path: "policy", value: b.props.policy, message: `${bucketLabel(b)} has no BucketPolicy denying aws:SecureTransport "false", and its policy is ${JSON.stringify(b.props.policy ?? null)}` };
+    }
     // The document is unknown during a preview when it depends on the new bucket's ARN: nothing to judge yet.
     const known = policies.filter((p) => p.props.policy !== undefined);
     if (known.length === 0) return undefined;
     if (known.some((p) => deniesInsecureTransport(decodeJson(p.props.policy)))) return undefined;
-    return `${bucketLabel(b)}: no statement of ${known.map((p) => p.name).join(", ")} policy denies Principal "*" Action "s3:*" when aws:SecureTransport is "false"`;
+    const statements = known.flatMap((p) => [].concat(decodeJson(p.props.policy)?.Statement ?? []));
+    return {
+      path: "policy.Statement",
+      value: statements,
+      message: `${bucketLabel(b)}: no statement of ${known.map((p) => p.name).join(", ")} policy denies Principal "*" Action "s3:*" when aws:SecureTransport is "false" (policy.Statement has ${statements.length})`,
+    };
   }),
 };
 
@@ -164,8 +193,10 @@ const iamNoWildcardS3: Rule = {
   enforcementLevel: "advisory",
   validateResource: (args, report) => {
     for (const { where, doc } of iamDocuments(args.type, args.props)) {
+      const all: any[] = Array.isArray(doc?.Statement) ? doc.Statement : doc?.Statement ? [doc.Statement] : [];
       for (const s of wildcardS3Statements(doc)) {
-        report(`${args.type} ${args.name}: ${where} statement ${s.Sid ? `"${s.Sid}" ` : ""}allows ${JSON.stringify(s.Action)} on Resource ${JSON.stringify(s.Resource)}`);
+        const path = `${where}.Statement[${all.indexOf(s)}].Resource`;
+        reportAt(report, { path, value: s.Resource }, `${args.type} ${args.name}: ${path} (statement ${s.Sid ? `"${s.Sid}" ` : ""}allowing ${JSON.stringify(s.Action)}) is ${JSON.stringify(s.Resource)}`);
       }
     }
   },
@@ -173,18 +204,23 @@ const iamNoWildcardS3: Rule = {
 
 /** Pod specs of a workload manifest (Pod, the controllers with a pod template, CronJob). */
 export function podSpecs(props: Record<string, any>): any[] {
+  return podSpecPaths(props).map((p) => p.spec);
+}
+
+/** Pod specs of a workload manifest with their property paths. */
+export function podSpecPaths(props: Record<string, any>): { spec: any; path: string }[] {
   switch (props.kind) {
     case "Pod":
-      return [props.spec];
+      return [{ spec: props.spec, path: "spec" }];
     case "CronJob":
-      return [props.spec?.jobTemplate?.spec?.template?.spec];
+      return [{ spec: props.spec?.jobTemplate?.spec?.template?.spec, path: "spec.jobTemplate.spec.template.spec" }];
     case "Deployment":
     case "StatefulSet":
     case "DaemonSet":
     case "ReplicaSet":
     case "Job":
     case "ReplicationController":
-      return [props.spec?.template?.spec];
+      return [{ spec: props.spec?.template?.spec, path: "spec.template.spec" }];
     default:
       return [];
   }
@@ -201,12 +237,13 @@ const noStaticAwsKeys: Rule = {
   enforcementLevel: "advisory",
   validateResource: (args, report) => {
     if (!isK8sObject(args.type, args.props)) return;
-    for (const spec of podSpecs(args.props)) {
+    for (const { spec, path: at } of podSpecPaths(args.props)) {
       for (const group of ["initContainers", "containers", "ephemeralContainers"] as const) {
         (spec?.[group] ?? []).forEach((c: any, i: number) => {
           (c?.env ?? []).forEach((e: any, j: number) => {
             if (STATIC_KEYS.includes(e?.name)) {
-              report(`${args.props.kind} ${args.props.metadata?.name ?? args.name}: ${group}[${i}] (${c.name}) env[${j}] sets ${e.name}`);
+              const path = `${at}.${group}[${i}].env[${j}].name`;
+              reportAt(report, { path, value: e.name }, `${args.props.kind} ${args.props.metadata?.name ?? args.name}: ${path} (container ${c.name}) is ${e.name}`);
             }
           });
         });

@@ -2,7 +2,7 @@
 // generated Secret, production pages someone, and the monitoring charts are pinned.
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
-import type { Rule } from "./util";
+import { reportAt, type Rule } from "./util";
 
 const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
 const ENV_LABEL = "triton-platform/environment";
@@ -27,11 +27,11 @@ export const monitoringRules: Rule[] = [
       if (grafana.enabled === false) return;
       // The value itself is never echoed: the message must not leak a password into CI logs.
       if (grafana.adminPassword !== undefined && grafana.adminPassword !== null && grafana.adminPassword !== "") {
-        report(`Helm release ${args.name}: values.grafana.adminPassword is a literal (value hidden); use values.grafana.admin.existingSecret`);
+        reportAt(report, { path: "values.grafana.adminPassword", value: "(hidden)" }, `Helm release ${args.name}: values.grafana.adminPassword is a literal (value hidden); use values.grafana.admin.existingSecret`);
       }
       const existing = grafana.admin?.existingSecret;
       if (typeof existing !== "string" || existing === "") {
-        report(`Helm release ${args.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana falls back to the chart's default password`);
+        reportAt(report, { path: "values.grafana.admin.existingSecret", value: existing }, `Helm release ${args.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana falls back to the chart's default password`);
       }
     },
   },
@@ -52,12 +52,12 @@ export const monitoringRules: Rule[] = [
       const { environments } = args.getConfig<{ environments: string[] }>();
       const env = args.props.values?.commonLabels?.[ENV_LABEL];
       if (env === undefined) {
-        report(`Helm release ${args.name}: values.commonLabels["${ENV_LABEL}"] is missing, so whether Alertmanager is required cannot be decided`);
+        reportAt(report, { path: `values.commonLabels["${ENV_LABEL}"]`, value: null }, `Helm release ${args.name}: values.commonLabels["${ENV_LABEL}"] is missing, so whether Alertmanager is required cannot be decided`);
         return;
       }
       if (!environments.includes(env)) return;
       const enabled = args.props.values?.alertmanager?.enabled;
-      if (enabled !== true) report(`Helm release ${args.name} (environment ${env}): values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true`);
+      if (enabled !== true) reportAt(report, { path: "values.alertmanager.enabled", value: enabled }, `Helm release ${args.name} (environment ${env}): values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true`);
     },
   },
   {
@@ -83,9 +83,9 @@ export const monitoringRules: Rule[] = [
       if (!charts.includes(args.props.chart)) return;
       const version = args.props.version;
       if (typeof version !== "string" || !EXACT_VERSION.test(version)) {
-        report(`Helm release ${args.name} (chart ${args.props.chart}): version is ${JSON.stringify(version ?? null)}, must be an exact version such as 1.2.3`);
+        reportAt(report, { path: "version", value: version }, `Helm release ${args.name} (chart ${args.props.chart}): version is ${JSON.stringify(version ?? null)}, must be an exact version such as 1.2.3`);
       }
-      if (!args.props.repositoryOpts?.repo) report(`Helm release ${args.name} (chart ${args.props.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo is configured locally`);
+      if (!args.props.repositoryOpts?.repo) reportAt(report, { path: "repositoryOpts.repo", value: args.props.repositoryOpts?.repo }, `Helm release ${args.name} (chart ${args.props.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo is configured locally`);
     },
   },
 ];

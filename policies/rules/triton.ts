@@ -5,7 +5,7 @@ import { TRITON_ALL_PODS } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { quantityValue } from "../../config/quantity";
-import type { Rule } from "./util";
+import { reportAt, selects, type Rule } from "./util";
 
 const STS = "kubernetes:apps/v1:StatefulSet";
 const PDB = "kubernetes:policy/v1:PodDisruptionBudget";
@@ -67,9 +67,9 @@ export const tritonRules: Rule[] = [
         const limit = c.resources?.limits?.[GPU];
         const request = c.resources?.requests?.[GPU];
         if (limit === undefined || !(Number(limit) >= 1)) {
-          report(`${describeSts(args.props, args.name)}: ${path}.resources.limits["${GPU}"] is ${JSON.stringify(limit)}, must be an integer >= 1`);
+          reportAt(report, { path: `${path}.resources.limits["${GPU}"]`, value: limit }, `${describeSts(args.props, args.name)}: ${path}.resources.limits["${GPU}"] is ${JSON.stringify(limit)}, must be an integer >= 1`);
         } else if (request !== undefined && String(request) !== String(limit)) {
-          report(`${describeSts(args.props, args.name)}: ${path}.resources.requests["${GPU}"] is ${JSON.stringify(request)} but limits is ${JSON.stringify(limit)}; they must be equal`);
+          reportAt(report, { path: `${path}.resources.requests["${GPU}"]`, value: request }, `${describeSts(args.props, args.name)}: ${path}.resources.requests["${GPU}"] is ${JSON.stringify(request)} but limits is ${JSON.stringify(limit)}; they must be equal`);
         }
       }
     },
@@ -88,18 +88,21 @@ export const tritonRules: Rule[] = [
         const where = describeSts(args.props, args.name);
         const mount = (c.volumeMounts ?? []).find((m: Record<string, any>) => m.mountPath === "/dev/shm");
         if (!mount) {
-          report(`${where}: ${path}.volumeMounts has no mount at /dev/shm (the default is 64 MiB)`);
+          reportAt(report, { path: `${path}.volumeMounts`, value: c.volumeMounts }, `${where}: ${path}.volumeMounts has no mount at /dev/shm (the default is 64 MiB)`);
           continue;
         }
-        const vol = volumes.find((v) => v.name === mount.name);
+        const v = volumes.findIndex((x) => x.name === mount.name);
+        const vol = volumes[v];
+        const volPath = `spec.template.spec.volumes[${v}]`;
         const size = vol?.emptyDir?.sizeLimit;
         if (vol?.emptyDir?.medium !== "Memory" || !size) {
-          report(`${where}: volume ${mount.name} at /dev/shm is ${JSON.stringify(vol?.emptyDir ?? vol ?? null)}, must be emptyDir {medium: Memory, sizeLimit}`);
+          const value = vol?.emptyDir ?? vol ?? null;
+          reportAt(report, { path: vol ? `${volPath}.emptyDir` : `${path}.volumeMounts`, value }, `${where}: volume ${mount.name} at /dev/shm (${vol ? `${volPath}.emptyDir` : `${path}.volumeMounts`}) is ${JSON.stringify(value)}, must be emptyDir {medium: Memory, sizeLimit}`);
           continue;
         }
         const mem = c.resources?.limits?.memory;
         if (!mem || !(quantityValue(String(size)) < quantityValue(String(mem)))) {
-          report(`${where}: /dev/shm sizeLimit ${size} must be below ${path}.resources.limits.memory (${mem ?? "unset"}); shm counts against it`);
+          reportAt(report, { path: `${volPath}.emptyDir.sizeLimit`, value: size }, `${where}: /dev/shm ${volPath}.emptyDir.sizeLimit ${size} must be below ${path}.resources.limits.memory (${mem ?? "unset"}); shm counts against it`);
         }
       }
     },
@@ -120,13 +123,13 @@ export const tritonRules: Rule[] = [
       for (const { c, path } of tritonContainers(args.props)) {
         const p = c.startupProbe;
         if (!p) {
-          report(`${describeSts(args.props, args.name)}: ${path}.startupProbe is missing`);
+          reportAt(report, { path: `${path}.startupProbe`, value: null }, `${describeSts(args.props, args.name)}: ${path}.startupProbe is missing`);
           continue;
         }
         // Kubernetes defaults: periodSeconds 10, failureThreshold 3.
         const budget = (p.periodSeconds ?? 10) * (p.failureThreshold ?? 3);
         if (budget < minStartupSeconds) {
-          report(`${describeSts(args.props, args.name)}: ${path}.startupProbe allows ${budget}s (periodSeconds × failureThreshold), below ${minStartupSeconds}s`);
+          reportAt(report, { path: `${path}.startupProbe`, value: { periodSeconds: p.periodSeconds, failureThreshold: p.failureThreshold } }, `${describeSts(args.props, args.name)}: ${path}.startupProbe allows ${budget}s (periodSeconds × failureThreshold), below ${minStartupSeconds}s`);
         }
       }
     },
@@ -147,7 +150,7 @@ export const tritonRules: Rule[] = [
         const colon = repoTag.indexOf(":", lastSlash + 1);
         const tag = colon < 0 ? undefined : repoTag.slice(colon + 1);
         if (digest ? !/^sha256:[a-f0-9]{64}$/.test(digest) : tag === undefined || tag === "latest" || tag === "") {
-          report(`${describeSts(args.props, args.name)}: ${path}.image is ${JSON.stringify(image)}, must carry a release tag (not latest) or a sha256 digest`);
+          reportAt(report, { path: `${path}.image`, value: image }, `${describeSts(args.props, args.name)}: ${path}.image is ${JSON.stringify(image)}, must carry a release tag (not latest) or a sha256 digest`);
         }
       }
     },
@@ -167,10 +170,10 @@ export const tritonRules: Rule[] = [
         const where = describeSts(args.props, args.name);
         const nonRoot = sc.runAsNonRoot ?? pod.runAsNonRoot;
         const uid = sc.runAsUser ?? pod.runAsUser;
-        if (nonRoot !== true) report(`${where}: ${path}.securityContext.runAsNonRoot is ${JSON.stringify(nonRoot)} (pod and container), must be true`);
-        if (uid === 0) report(`${where}: ${path}.securityContext.runAsUser is 0 (root)`);
-        if (sc.allowPrivilegeEscalation !== false) report(`${where}: ${path}.securityContext.allowPrivilegeEscalation is ${JSON.stringify(sc.allowPrivilegeEscalation)}, must be false`);
-        if (!(sc.capabilities?.drop ?? []).includes("ALL")) report(`${where}: ${path}.securityContext.capabilities.drop is ${JSON.stringify(sc.capabilities?.drop)}, must include ALL`);
+        if (nonRoot !== true) reportAt(report, { path: `${path}.securityContext.runAsNonRoot`, value: nonRoot }, `${where}: ${path}.securityContext.runAsNonRoot is ${JSON.stringify(nonRoot)} (pod and container), must be true`);
+        if (uid === 0) reportAt(report, { path: `${path}.securityContext.runAsUser`, value: uid }, `${where}: ${path}.securityContext.runAsUser is 0 (root)`);
+        if (sc.allowPrivilegeEscalation !== false) reportAt(report, { path: `${path}.securityContext.allowPrivilegeEscalation`, value: sc.allowPrivilegeEscalation }, `${where}: ${path}.securityContext.allowPrivilegeEscalation is ${JSON.stringify(sc.allowPrivilegeEscalation)}, must be false`);
+        if (!(sc.capabilities?.drop ?? []).includes("ALL")) reportAt(report, { path: `${path}.securityContext.capabilities.drop`, value: sc.capabilities?.drop }, `${where}: ${path}.securityContext.capabilities.drop is ${JSON.stringify(sc.capabilities?.drop)}, must include ALL`);
       }
     },
   },
@@ -189,7 +192,7 @@ export const tritonRules: Rule[] = [
             parseFlag(a);
           } catch (e) {
             if (!(e instanceof TritonFlagError)) throw e;
-            report(`${describeSts(args.props, args.name)}: ${path}.args has ${JSON.stringify(a)}: ${e.message}`);
+            reportAt(report, { path: `${path}.args`, value: a }, `${describeSts(args.props, args.name)}: ${path}.args has ${JSON.stringify(a)}: ${e.message}`);
           }
         }
       }
@@ -198,35 +201,40 @@ export const tritonRules: Rule[] = [
   {
     name: "triton-pdb-exists",
     domain: "triton",
-    description: "Every Triton StatefulSet is covered by a PodDisruptionBudget in its namespace.",
-    prevents: "A node-group upgrade or drain evicting every replica of a serving group at once.",
-    remediationSteps: "Create a policy/v1 PodDisruptionBudget selecting the StatefulSet's pod labels (the component does, maxUnavailable 1).",
+    description: "Every Triton StatefulSet is covered by a PodDisruptionBudget in its namespace whose selector (matchLabels and matchExpressions) selects its pod template's labels.",
+    prevents: "A node-group upgrade or drain evicting every replica of a serving group at once, including when a PDB exists but its selector misses the pods (a typo, a renamed label).",
+    remediationSteps: "Create a policy/v1 PodDisruptionBudget in the StatefulSet's namespace whose spec.selector selects spec.template.metadata.labels (the component does, maxUnavailable 1).",
     enforcementLevel: "advisory",
     validateStack: (args, report) => {
-      // Index each PDB under its rarest selector entry, so a StatefulSet checks a few
-      // candidates, not every PDB: the stack's cost stays linear in its serving groups.
+      // Index each PDB with matchLabels under its rarest entry, so a StatefulSet checks a few
+      // candidates, not every PDB: the stack's cost stays linear in its serving groups. PDBs
+      // that select by expressions only (or select everything, {}) are checked per namespace.
       const pdbs = args.resources
         .filter((r) => r.type === PDB)
-        .map((p) => ({ ns: p.props.metadata?.namespace, sel: Object.entries<string>(p.props.spec?.selector?.matchLabels ?? {}) }))
-        .filter((p) => p.sel.length > 0);
+        .map((p) => ({ ns: p.props.metadata?.namespace, selector: p.props.spec?.selector, sel: Object.entries<string>(p.props.spec?.selector?.matchLabels ?? {}) }));
       const entryKey = (ns: string, k: string, v: string) => JSON.stringify([ns, k, v]);
       const freq = new Map<string, number>();
       for (const p of pdbs) for (const [k, v] of p.sel) freq.set(entryKey(p.ns, k, v), (freq.get(entryKey(p.ns, k, v)) ?? 0) + 1);
       const byKey = new Map<string, typeof pdbs>();
+      const byNamespace = new Map<string, typeof pdbs>();
+      const push = <K>(m: Map<K, typeof pdbs>, key: K, p: (typeof pdbs)[number]) => (m.get(key) ?? m.set(key, []).get(key)!).push(p);
       for (const p of pdbs) {
-        const rarest = p.sel.map(([k, v]) => entryKey(p.ns, k, v)).reduce((a, b) => (freq.get(b)! < freq.get(a)! ? b : a));
-        const list = byKey.get(rarest);
-        if (list) list.push(p);
-        else byKey.set(rarest, [p]);
+        if (p.sel.length === 0) push(byNamespace, p.ns, p);
+        else push(byKey, p.sel.map(([k, v]) => entryKey(p.ns, k, v)).reduce((a, b) => (freq.get(b)! < freq.get(a)! ? b : a)), p);
       }
       for (const r of args.resources) {
         if (!isTritonStatefulSet(r.type, r.props)) continue;
         const ns = r.props.metadata?.namespace;
         const labels: Record<string, string> = r.props.spec?.template?.metadata?.labels ?? {};
-        const covered = Object.entries(labels).some(([k, v]) =>
-          (byKey.get(entryKey(ns, k, v)) ?? []).some((p) => p.sel.every(([pk, pv]) => labels[pk] === pv)),
-        );
-        if (!covered) report(`${describeSts(r.props, r.name)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)}`, r.urn);
+        const candidates = [...Object.entries(labels).flatMap(([k, v]) => byKey.get(entryKey(ns, k, v)) ?? []), ...(byNamespace.get(ns) ?? [])];
+        if (!candidates.some((p) => selects(p.selector, labels))) {
+          reportAt(
+            report,
+            { path: "spec.template.metadata.labels", value: labels },
+            `${describeSts(r.props, r.name)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)} (spec.template.metadata.labels)`,
+            r.urn,
+          );
+        }
       }
     },
   },
@@ -248,11 +256,11 @@ export const tritonRules: Rule[] = [
       if (!inEnvironments(args.props, cfg)) return;
       if (isTritonStatefulSet(args.type, args.props) && args.props.spec?.template?.metadata?.labels?.track !== "canary") {
         const n = args.props.spec?.replicas ?? 1;
-        if (n < cfg.minReplicas) report(`${describeSts(args.props, args.name)}: spec.replicas is ${n}, must be >= ${cfg.minReplicas} in ${args.props.metadata.labels[ENVIRONMENT_LABEL]}`);
+        if (n < cfg.minReplicas) reportAt(report, { path: "spec.replicas", value: n }, `${describeSts(args.props, args.name)}: spec.replicas is ${n}, must be >= ${cfg.minReplicas} in ${args.props.metadata.labels[ENVIRONMENT_LABEL]}`);
       }
       if (args.type === HPA && isTritonPodLabels(args.props.metadata?.labels) && args.props.metadata?.labels?.track !== "canary") {
         const n = args.props.spec?.minReplicas ?? 1;
-        if (n < cfg.minReplicas) report(`HorizontalPodAutoscaler ${args.props.metadata?.name ?? args.name}: spec.minReplicas is ${n}, must be >= ${cfg.minReplicas}`);
+        if (n < cfg.minReplicas) reportAt(report, { path: "spec.minReplicas", value: n }, `HorizontalPodAutoscaler ${args.props.metadata?.name ?? args.name}: spec.minReplicas is ${n}, must be >= ${cfg.minReplicas}`);
       }
     },
   },
@@ -269,9 +277,9 @@ export const tritonRules: Rule[] = [
       const tsc: Record<string, any>[] = args.props.spec?.template?.spec?.topologySpreadConstraints ?? [];
       const zone = tsc.find((t) => t.topologyKey === ZONE);
       if (!zone || zone.whenUnsatisfiable !== "DoNotSchedule") {
-        report(`${describeSts(args.props, args.name)}: spec.template.spec.topologySpreadConstraints has ${zone ? `${ZONE} with whenUnsatisfiable ${zone.whenUnsatisfiable}` : `no ${ZONE}`}; needs ${ZONE} with DoNotSchedule`);
+        reportAt(report, { path: "spec.template.spec.topologySpreadConstraints", value: tsc }, `${describeSts(args.props, args.name)}: spec.template.spec.topologySpreadConstraints has ${zone ? `${ZONE} with whenUnsatisfiable ${zone.whenUnsatisfiable}` : `no ${ZONE}`}; needs ${ZONE} with DoNotSchedule`);
       }
-      if (!tsc.some((t) => t.topologyKey === HOST)) report(`${describeSts(args.props, args.name)}: spec.template.spec.topologySpreadConstraints has no ${HOST} constraint`);
+      if (!tsc.some((t) => t.topologyKey === HOST)) reportAt(report, { path: "spec.template.spec.topologySpreadConstraints", value: tsc }, `${describeSts(args.props, args.name)}: spec.template.spec.topologySpreadConstraints has no ${HOST} constraint`);
     },
   },
   {
@@ -288,8 +296,8 @@ export const tritonRules: Rule[] = [
         const flags = flagArgs(c);
         const mode = flags.find((a) => a.startsWith("--model-control-mode="))?.split("=")[1];
         const loads = flags.filter((a) => a.startsWith("--load-model=")).map((a) => a.slice("--load-model=".length));
-        if (mode !== "explicit") report(`${describeSts(args.props, args.name)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit`);
-        else if (loads.length === 0 || loads.includes("*")) report(`${describeSts(args.props, args.name)}: ${path}.args loads ${loads.length ? "every model (*)" : "no model"}; name each model with --load-model`);
+        if (mode !== "explicit") reportAt(report, { path: `${path}.args`, value: flags.filter((a) => a.startsWith("--model-control-mode=")) }, `${describeSts(args.props, args.name)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit`);
+        else if (loads.length === 0 || loads.includes("*")) reportAt(report, { path: `${path}.args`, value: loads }, `${describeSts(args.props, args.name)}: ${path}.args loads ${loads.length ? "every model (*)" : "no model"}; name each model with --load-model`);
       }
     },
   },

@@ -28,3 +28,56 @@ export function decodeJson(v: unknown): any {
     return v;
   }
 }
+
+/** Where a violation is: the offending property path of the reported resource, and its value there. */
+export interface Finding {
+  /** Property path in the resource's inputs, e.g. `spec.replicas` or `data["envoy.yaml"].admin.address`. */
+  readonly path: string;
+  /** The value found at `path` (null when absent). Secrets are never put here. */
+  readonly value: unknown;
+}
+
+type ReportViolation = (message: string, urn?: string) => void;
+let reporting: Finding | undefined;
+
+/**
+ * Report a violation together with its property path and value. The Pulumi engine receives
+ * the message (which names both); the offline evaluator also reads them structured, through
+ * currentFinding(), while `report` runs: reports are synchronous, so nothing interleaves.
+ */
+export function reportAt(report: ReportViolation, at: Finding, message: string, urn?: string): void {
+  reporting = { path: at.path, value: at.value === undefined ? null : at.value };
+  try {
+    report(message, urn);
+  } finally {
+    reporting = undefined;
+  }
+}
+
+/** The finding of the violation being reported right now, if the rule used reportAt. */
+export function currentFinding(): Finding | undefined {
+  return reporting;
+}
+
+/** A value as messages show it: JSON, or "nothing" when absent. */
+export function show(v: unknown): string {
+  return v === undefined ? "nothing" : JSON.stringify(v);
+}
+
+// ---- Kubernetes label selectors ---------------------------------------------------------
+export type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+
+/** Does a label selector select an object with these labels? (Kubernetes semantics; {} selects all, none selects nothing.) */
+export function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return false;
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    const val = labels[e.key];
+    if (e.operator === "In" && !(has && (e.values ?? []).includes(val))) return false;
+    if (e.operator === "NotIn" && has && (e.values ?? []).includes(val)) return false;
+    if (e.operator === "Exists" && !has) return false;
+    if (e.operator === "DoesNotExist" && has) return false;
+  }
+  return true;
+}

@@ -3,6 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EnforcementLevel, Policies, PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { currentFinding } from "../../policies/rules/util";
 import type { RecordedResource } from "./record";
 import { UsageError } from "./stackfile";
 
@@ -10,9 +11,22 @@ export interface Violation {
   policy: string;
   level: Exclude<EnforcementLevel, "disabled" | "remediate">;
   urn: string;
+  /** `<type token> <name>` of the offending resource. */
   resource: string;
+  type: string;
+  name: string;
+  /** Property path of the offending setting in the resource's inputs (rules report it through reportAt). */
+  path?: string;
+  /** The offending value found at `path` (null when absent). */
+  value?: unknown;
   message: string;
   remediation?: string;
+}
+
+/** Type token and name of a URN (`urn:pulumi:<stack>::<project>::<parent types>$<type>::<name>`). */
+export function urnParts(urn: string): { type: string; name: string } {
+  const parts = urn.split("::");
+  return { type: parts[2]?.split("$").pop() ?? "", name: parts.slice(3).join("::") };
 }
 
 type LevelConfig = Record<string, EnforcementLevel | ({ enforcementLevel?: EnforcementLevel } & Record<string, unknown>)>;
@@ -118,12 +132,17 @@ export async function evaluatePolicies(policies: Policies, resources: RecordedRe
     if (level === "disabled") continue;
     const settings = settingsOf(policy, cfg);
     const report = (urn: string) => (message: string, target?: string) => {
-      const u = target ?? urn;
+      const u = target || urn;
+      const { type, name } = urnParts(u);
+      const at = currentFinding();
       violations.push({
         policy: policy.name,
         level: level === "mandatory" || level === "remediate" ? "mandatory" : "advisory",
         urn: u,
-        resource: `${u.split("::")[2]?.split("$").pop()} ${u.split("::")[3] ?? ""}`.trim(),
+        resource: `${type} ${name}`.trim(),
+        type,
+        name,
+        ...(at ? { path: at.path, value: at.value } : {}),
         message,
         remediation: policy.remediationSteps,
       });

@@ -30,13 +30,20 @@ export function stackReport(stack: string, resources: RecordedResource[], violat
   };
 }
 
+/** A value on one line, cut so a long document (an inline policy, a bootstrap) does not flood the report. */
+function showValue(v: unknown): string {
+  const s = JSON.stringify(v) ?? "null";
+  return s.length > 160 ? `${s.slice(0, 157)}...` : s;
+}
+
 export function formatText(r: StackReport): string {
   const lines = [`stack ${r.stack}: ${r.resources} resources${r.outDir ? ` → ${r.outDir}` : ""}`];
   for (const [type, n] of Object.entries(r.countsByType)) lines.push(`  ${String(n).padStart(4)}  ${type}`);
   if (r.violations.length === 0) lines.push("  policies: no violations");
   else lines.push(`  policies: ${r.mandatory} mandatory, ${r.advisory} advisory violation(s)`);
   for (const v of r.violations) {
-    lines.push(`  [${v.level}] ${v.policy}: ${v.resource}`);
+    lines.push(`  [${v.level}] ${v.policy}: ${v.resource || "(stack)"}`);
+    if (v.path !== undefined) lines.push(`      at:  ${v.path} = ${showValue(v.value)}`);
     lines.push(`      ${v.message}`);
     if (v.remediation) lines.push(`      fix: ${v.remediation}`);
   }
