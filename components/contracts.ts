@@ -104,3 +104,12 @@ export const TRITON_GID = 1000;
  * double every GPU series and every GPU alert.
  */
 export const DCGM_SCRAPED_BY_MONITORING = true;
+
+// ---- GPU nodes ↔ policies ------------------------------------------------------------
+/**
+ * Tag on a GPU node group naming the availability zones of its subnets (sorted, space
+ * separated). The EKS node group API carries only subnet ids; the zones they are in are
+ * what policy gpu-nodes-span-zones checks, so the node group records them where the policy
+ * (and a person in the console) can read them.
+ */
+export const NODE_GROUP_ZONES_TAG = "triton-platform:zones";

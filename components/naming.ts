@@ -15,15 +15,18 @@ export function standardLabels(cfg: Pick<StackConfig, "environment">): Record<st
   };
 }
 
+/** Tag carrying the stack's environment on AWS resources (provider defaultTags); environment-specific policies read it. */
+export const ENVIRONMENT_TAG = "triton-platform:environment";
+
 /** Tags on every AWS resource, applied through the AWS provider's defaultTags. */
 export function standardTags(cfg: Pick<StackConfig, "environment" | "stack" | "tags">): Record<string, string> {
   return {
     ...cfg.tags,
-    "triton-platform:environment": cfg.environment,
+    [ENVIRONMENT_TAG]: cfg.environment,
     "triton-platform:stack": cfg.stack,
     "managed-by": "pulumi",
   };
 }
 
 export const STANDARD_LABEL_KEYS = ["app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", ENVIRONMENT_LABEL];
-export const STANDARD_TAG_KEYS = ["triton-platform:environment", "triton-platform:stack", "managed-by"];
+export const STANDARD_TAG_KEYS = [ENVIRONMENT_TAG, "triton-platform:stack", "managed-by"];

@@ -39,6 +39,15 @@ describe("GPU node group", () => {
         assert.equal(new Set(ng.props.subnetIds).size, want.zones);
       });
 
+      it("records the zones of its subnets (looked up per subnet) in the triton-platform:zones tag", async () => {
+        const p = await plan(stack);
+        const ng = one(p.resources, NG);
+        const zones = String(ng.props.tags?.["triton-platform:zones"]).split(" ");
+        assert.equal(zones.length, want.zones);
+        assert.deepEqual(zones, [...zones].sort());
+        for (const z of zones) assert.match(z, /^[a-z]{2}-[a-z]+-\d[a-z]$/);
+      });
+
       it("launches from its own template: IMDSv2, hop limit 2, encrypted data volume, both security groups", async () => {
         const p = await plan(stack);
         const ng = one(p.resources, NG);

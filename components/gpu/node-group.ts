@@ -6,6 +6,7 @@ import { NodeGroup } from "@pulumi/aws/eks/nodeGroup";
 import { LaunchTemplate, type LaunchTemplateArgs } from "@pulumi/aws/ec2/launchTemplate";
 import { SecurityGroup } from "@pulumi/aws/ec2/securityGroup";
 import { getSubnetsOutput } from "@pulumi/aws/ec2/getSubnets";
+import { getSubnet } from "@pulumi/aws/ec2/getSubnet";
 import { Role } from "@pulumi/aws/iam/role";
 import { RolePolicyAttachment } from "@pulumi/aws/iam/rolePolicyAttachment";
 import type { NodeGroupArgs } from "@pulumi/aws/eks/nodeGroup";
@@ -16,6 +17,7 @@ import {
   NODE_LABEL_GPU_TYPE,
   NODE_LABEL_ROLE,
   NODE_ROLE_GPU,
+  NODE_GROUP_ZONES_TAG,
   type GpuNodesRef,
 } from "../contracts";
 import {
@@ -150,6 +152,8 @@ export function gpuNodeGroupArgs(
     clusterName: pulumi.Input<string>;
     nodeRoleArn: pulumi.Input<string>;
     subnetIds: pulumi.Input<pulumi.Input<string>[]>;
+    /** Availability zones of subnetIds (nodeGroupZonesTag). */
+    zones: pulumi.Input<string>;
     launchTemplate: { id: pulumi.Input<string>; version: pulumi.Input<string> };
   },
 ): NodeGroupArgs {
@@ -170,7 +174,14 @@ export function gpuNodeGroupArgs(
     // GPU nodes fail in ways kubelet does not see (XID errors, fallen-off-the-bus); EKS node
     // auto repair replaces them.
     nodeRepairConfig: { enabled: true },
+    // The zones the nodes can run in, for policy gpu-nodes-span-zones (the API records only subnet ids).
+    tags: { [NODE_GROUP_ZONES_TAG]: refs.zones },
   };
+}
+
+/** Value of NODE_GROUP_ZONES_TAG: the distinct zones, sorted, space separated (AWS tag values allow no commas). */
+export function nodeGroupZonesTag(zones: readonly string[]): string {
+  return [...new Set(zones)].sort().join(" ");
 }
 
 export class GpuNodeGroup extends pulumi.ComponentResource {
@@ -234,12 +245,20 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
         return [...ids].sort();
       });
 
+    // The zone of every subnet, looked up rather than assumed from `zones`: explicit subnetIds
+    // (or a lookup that found subnets in fewer zones) must show up in the tag the policy reads.
+    const zones = pulumi
+      .output(subnetIds)
+      .apply((ids) => Promise.all(ids.map((id) => getSubnet({ id }, { parent: this }).then((s) => s.availabilityZone))))
+      .apply(nodeGroupZonesTag);
+
     this.nodeGroup = new NodeGroup(
       name,
       gpuNodeGroupArgs(r, {
         clusterName: r.clusterName,
         nodeRoleArn: this.role.arn,
         subnetIds,
+        zones,
         launchTemplate: { id: this.launchTemplate.id, version: this.launchTemplate.latestVersion.apply((v) => String(v)) },
       }),
       {

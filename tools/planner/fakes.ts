@@ -51,6 +51,12 @@ export const INVOKES: Record<string, Invoke> = {
     const ids = zones.map((z) => `subnet-0${z.slice(-1)}${"0".repeat(15)}${z.slice(-1)}`);
     return { id: ids.join(","), ids, filters: inputs.filters, region: inputs.region };
   },
+  // The zone of a subnet: the fake ids above end in their zone's letter (region + letter).
+  "aws:ec2/getSubnet:getSubnet": (inputs, region) => {
+    const id = String(inputs.id);
+    const zone = `${region}${id.slice(-1)}`;
+    return { id, availabilityZone: zone, vpcId: "vpc-0fa1e0000000000aa", state: "available", tags: {} };
+  },
   "aws:index/getPartition:getPartition": () => ({ id: "aws", partition: "aws", dnsSuffix: "amazonaws.com", reverseDnsPrefix: "com.amazonaws" }),
 };
 
