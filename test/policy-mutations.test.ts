@@ -9,6 +9,7 @@ import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { rules } from "../policies/rules";
 import type { RecordedResource } from "../tools/planner";
+import type { Violation } from "../tools/planner/policy";
 import { plan, ROOT } from "./helpers";
 
 type Mutation = { rule: string; breaks: string; mutate: (rs: RecordedResource[]) => void };
@@ -273,6 +274,42 @@ export const MUTATIONS: Mutation[] = [
       c.args = c.args.filter((a: string) => !a.startsWith("--load-model=")).map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
     },
   },
+  // Stack-wide rules (policies/rules/stack.ts): each breaks the link between two components.
+  {
+    rule: "triton-metrics-scraped",
+    breaks: "narrows the Triton ServiceMonitor's keep regex to the canary, so the primary's metrics Service is never scraped",
+    mutate: (rs) => (first(rs, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor").props.spec.endpoints[0].relabelings[0].regex = "vision-canary-metrics"),
+  },
+  {
+    rule: "gateway-canary-mirrored",
+    breaks: "removes every mirror policy from the gateway, so the canary gets no traffic",
+    mutate: (rs) => editEnvoy(rs, (c) => walk(c, (o) => delete o.request_mirror_policies)),
+  },
+  {
+    rule: "gateway-clusters-defined",
+    breaks: "misspells the mirror cluster of one route",
+    mutate: (rs) =>
+      editEnvoy(rs, (c) => (c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster = "vision-canary-htp")),
+  },
+  {
+    rule: "hpa-target-exists",
+    breaks: "points the primary's autoscaler at a StatefulSet that does not exist",
+    mutate: (rs) => (first(rs, "kubernetes:autoscaling/v2:HorizontalPodAutoscaler").props.spec.scaleTargetRef.name = "vison"),
+  },
+  {
+    rule: "crd-objects-depend-on-release",
+    breaks: "drops the PrometheusRule's dependency on kube-prometheus-stack",
+    mutate: (rs) => (first(rs, "kubernetes:monitoring.coreos.com/v1:PrometheusRule").dependencies = []),
+  },
+  {
+    rule: "gpu-nodes-span-zones",
+    breaks: "puts the GPU node group in two zones' subnets",
+    mutate: (rs) => {
+      const ng = first(rs, "aws:eks/nodeGroup:NodeGroup");
+      ng.props.subnetIds = ng.props.subnetIds.slice(0, 2);
+      ng.props.tags["triton-platform:zones"] = "us-east-1a us-east-1b";
+    },
+  },
 ];
 
 function runPolicy(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -304,13 +341,15 @@ describe("policy pack mutation test (prod plan, npm run policy)", function () {
       return { m, file };
     });
     // Two at a time: the machine has two cores.
-    const results: { m: Mutation; status: number | null; fired: string[]; levels: string[]; stderr: string }[] = [];
+    const results: { m: Mutation; status: number | null; fired: string[]; levels: string[]; unlocated: string[]; stderr: string }[] = [];
     for (let i = 0; i < jobs.length; i += 2) {
       const batch = await Promise.all(
         jobs.slice(i, i + 2).map(async ({ m, file }) => {
           const r = await runPolicy(file);
-          const vs = r.stdout ? JSON.parse(r.stdout).stacks[0].violations : [];
-          return { m, status: r.status, fired: [...new Set<string>(vs.map((v: { policy: string }) => v.policy))], levels: vs.map((v: { level: string }) => v.level), stderr: r.stderr };
+          const vs: Violation[] = r.stdout ? JSON.parse(r.stdout).stacks[0].violations : [];
+          // A person can act on it: resource type and name, property path (named in the message) and value, remediation.
+          const unlocated = vs.filter((v) => !(v.type && v.name && v.path && "value" in v && v.message.includes(v.path) && v.remediation)).map((v) => JSON.stringify(v));
+          return { m, status: r.status, fired: [...new Set<string>(vs.map((v) => v.policy))], levels: vs.map((v) => v.level), unlocated, stderr: r.stderr };
         }),
       );
       results.push(...batch);
@@ -318,9 +357,9 @@ describe("policy pack mutation test (prod plan, npm run policy)", function () {
     const [clean, ...mutated] = results;
     assert.equal(clean.status, 0, `unmutated prod plan: ${clean.fired.join(", ")} ${clean.stderr}`);
     assert.deepEqual(clean.fired, []);
-    const wrong = mutated.filter((r) => r.status !== 1 || r.fired.length !== 1 || r.fired[0] !== r.m.rule || r.levels.some((l) => l !== "mandatory"));
+    const wrong = mutated.filter((r) => r.status !== 1 || r.fired.length !== 1 || r.fired[0] !== r.m.rule || r.levels.some((l) => l !== "mandatory") || r.unlocated.length > 0);
     assert.deepEqual(
-      wrong.map((r) => `${r.m.rule} (${r.m.breaks}): exit ${r.status}, fired [${r.fired.join(", ")}] ${r.stderr}`),
+      wrong.map((r) => `${r.m.rule} (${r.m.breaks}): exit ${r.status}, fired [${r.fired.join(", ")}] ${r.unlocated.length ? `without path/value: ${r.unlocated.join(" ")}` : ""} ${r.stderr}`),
       [],
     );
   });

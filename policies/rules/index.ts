@@ -7,8 +7,9 @@ import { monitoringRules } from "./monitoring";
 import { firewallRules } from "./firewall";
 import { gatewayRules } from "./gateway";
 import { tritonRules } from "./triton";
+import { stackRules } from "./stack";
 import type { Rule } from "./util";
 
 export type { Rule } from "./util";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...tritonRules, ...firewallRules, ...gatewayRules];
+export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...tritonRules, ...firewallRules, ...gatewayRules, ...stackRules];
