@@ -352,8 +352,18 @@ export function fromYaml(text: string): unknown {
   return yaml.load(text);
 }
 
-/** Every request_mirror_policies list anywhere in a parsed config (route, virtual host or route configuration). */
+const mirrorPoliciesOf = new WeakMap<object, { path: string; policy: Record<string, any> }[]>();
+
+/**
+ * Every request_mirror_policies list anywhere in a parsed config (route, virtual host or
+ * route configuration). Memoised per config object: stack policies ask once per canary,
+ * and the walk is over the whole bootstrap.
+ */
 export function findMirrorPolicies(config: unknown): { path: string; policy: Record<string, any> }[] {
+  if (config !== null && typeof config === "object") {
+    const known = mirrorPoliciesOf.get(config);
+    if (known) return known;
+  }
   const out: { path: string; policy: Record<string, any> }[] = [];
   const walk = (v: unknown, path: string): void => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}[${i}]`));
@@ -364,5 +374,6 @@ export function findMirrorPolicies(config: unknown): { path: string; policy: Rec
     }
   };
   walk(config, "$");
+  if (config !== null && typeof config === "object") mirrorPoliciesOf.set(config, out);
   return out;
 }

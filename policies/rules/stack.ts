@@ -29,13 +29,51 @@ function tritonStatefulSets(resources: PolicyResource[]): PolicyResource[] {
   return resources.filter((r) => r.type === STS && Object.entries(TRITON_ALL_PODS).every(([k, v]) => podLabels(r)[k] === v));
 }
 
+/**
+ * Services by namespace and by one pair of their selector (the alphabetically first key):
+ * a Service can select a pod only if that pair is among the pod's labels, so lookups visit
+ * a few candidates instead of every resource (rules here ask once per StatefulSet).
+ */
+const serviceIndexOf = new WeakMap<PolicyResource[], Map<string, Map<string, PolicyResource[]>>>();
+function serviceIndex(resources: PolicyResource[]): Map<string, Map<string, PolicyResource[]>> {
+  let index = serviceIndexOf.get(resources);
+  if (index) return index;
+  index = new Map();
+  for (const s of resources) {
+    if (s.type !== SERVICE) continue;
+    const sel: Record<string, string> = s.props.spec?.selector ?? {};
+    const first = Object.keys(sel).sort()[0];
+    if (first === undefined) continue;
+    const byPair = index.get(nsOf(s)) ?? new Map<string, PolicyResource[]>();
+    index.set(nsOf(s), byPair);
+    const key = `${first}=${sel[first]}`;
+    byPair.set(key, [...(byPair.get(key) ?? []), s]);
+  }
+  serviceIndexOf.set(resources, index);
+  return index;
+}
+
+const positions = new WeakMap<PolicyResource[], Map<PolicyResource, number>>();
+function positionsOf(resources: PolicyResource[]): Map<PolicyResource, number> {
+  let p = positions.get(resources);
+  if (!p) positions.set(resources, (p = new Map(resources.map((r, i) => [r, i]))));
+  return p;
+}
+
 /** Services of a namespace whose (non-empty) selector selects pods with these labels. */
 function servicesFor(resources: PolicyResource[], ns: string, labels: Record<string, string>): PolicyResource[] {
-  return resources.filter((s) => {
-    if (s.type !== SERVICE || nsOf(s) !== ns) return false;
-    const sel: Record<string, string> = s.props.spec?.selector ?? {};
-    return Object.keys(sel).length > 0 && Object.entries(sel).every(([k, v]) => labels[k] === v);
-  });
+  const byPair = serviceIndex(resources).get(ns);
+  if (!byPair) return [];
+  const out: PolicyResource[] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    for (const s of byPair.get(`${k}=${v}`) ?? []) {
+      const sel: Record<string, string> = s.props.spec.selector;
+      if (Object.entries(sel).every(([sk, sv]) => labels[sk] === sv)) out.push(s);
+    }
+  }
+  // Keep the resources' order, as a scan would.
+  const pos = positionsOf(resources);
+  return out.sort((a, b) => pos.get(a)! - pos.get(b)!);
 }
 
 // ---- Prometheus relabelling (keep/drop) over the labels service discovery gives a target ----
