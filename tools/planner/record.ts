@@ -10,10 +10,10 @@ import { INVOKES, MASK, computedOutputs, fakeId } from "./fakes";
 import { fingerprint } from "./fingerprint";
 import type { StackFile } from "./stackfile";
 
-// Internal SDK functions the Automation API uses to run several programs in one process:
-// a fresh runtime store per stack, and a wait for outstanding registrations.
+// Internal SDK pieces for running several programs in one process: the runtime's state
+// store, and a wait for outstanding registrations.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { withLocalStorage } = require("@pulumi/pulumi/runtime/state") as { withLocalStorage<T>(cb: () => T): T };
+const { LocalStore } = require("@pulumi/pulumi/runtime/state") as { LocalStore: new () => object };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
 
@@ -80,7 +80,25 @@ function forgetProgram(root: string): void {
  * was registered. Errors thrown by the program (e.g. ConfigError) propagate unchanged.
  */
 export function recordStack(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
-  return withLocalStorage(async () => {
+  // One stack at a time, each with a fresh runtime store installed as the SDK's global
+  // store (what a plain `pulumi up` uses). The Automation API's withLocalStorage would give
+  // the same isolation through AsyncLocalStorage, but that turns on promise hooks for every
+  // promise the SDK makes, which cost the plan measurably.
+  const run = queue.then(() => {
+    (globalThis as { globalStore?: object }).globalStore = new LocalStore();
+    return recordInStore(root, project, stackFile);
+  });
+  queue = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  return run;
+}
+
+let queue: Promise<void> = Promise.resolve();
+
+function recordInStore(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
+  return (async () => {
     const region = stackFile.config["aws:region"] ?? "us-east-1";
     const resources: RecordedResource[] = [];
     const secretFingerprints: Record<string, Record<string, string>> = {};
@@ -159,5 +177,5 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
     }
     if (programError !== undefined) throw programError;
     return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}), secretFingerprints };
-  });
+  })();
 }
