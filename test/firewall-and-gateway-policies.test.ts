@@ -8,6 +8,7 @@ import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { TRITON_ALL_PODS } from "../components/contracts";
 import { ENVOY_CONFIG_FILE, gatewayConfigMap, resolveEnvoyGatewayArgs } from "../components/gateway";
+import { SECURITY_GROUP_INGRESS_RULE as SG_RULE, NETWORK_POLICY as NP } from "../policies/rules/types";
 
 function res(type: string, name: string, props: Record<string, any>): RecordedResource {
   return { urn: `urn:pulumi:test::triton-platform::${type}::${name}`, type, name, custom: true, parent: null, provider: null, dependencies: [], props };
@@ -24,8 +25,6 @@ async function prod(): Promise<RecordedResource[]> {
   return (await plan("prod")).resources;
 }
 
-const SG_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
-const NP = "kubernetes:networking.k8s.io/v1:NetworkPolicy";
 const tritonStatefulSet = (namespace: string) =>
   res("kubernetes:apps/v1:StatefulSet", "vision", {
     apiVersion: "apps/v1",

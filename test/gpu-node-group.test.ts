@@ -6,9 +6,8 @@ import { GPU_TAINT, NODE_LABEL_GPU_TYPE, NODE_LABEL_ROLE } from "../components/c
 import { gpuLaunchTemplateArgs, resolveGpuNodeGroupArgs, type GpuNodeGroupArgs } from "../components/gpu/node-group";
 import { gpuUserData } from "../components/gpu/user-data";
 import { plan, one, ofType } from "./helpers";
+import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT } from "../policies/rules/types";
 
-const NG = "aws:eks/nodeGroup:NodeGroup";
-const LT = "aws:ec2/launchTemplate:LaunchTemplate";
 
 const expected = {
   dev: { instanceTypes: ["g4dn.xlarge"], gpuType: "nvidia-t4", scaling: [1, 1, 1], zones: 1, volume: 100 },

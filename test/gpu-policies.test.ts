@@ -4,6 +4,7 @@ import { gpuNodeRules } from "../policies/rules/gpu-nodes";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { plan } from "./helpers";
+import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT, HELM_RELEASE as REL } from "../policies/rules/types";
 
 const rule = (name: string) => {
   const r = gpuNodeRules.find((x) => x.name === name);
@@ -26,9 +27,6 @@ async function violations(name: string, resources?: RecordedResource[], cfg: Rec
   return (await evaluatePolicies([rule(name)], rs, cfg)).map((v) => v.message);
 }
 
-const NG = "aws:eks/nodeGroup:NodeGroup";
-const LT = "aws:ec2/launchTemplate:LaunchTemplate";
-const REL = "kubernetes:helm.sh/v3:Release";
 
 describe("gpu-nodes policy rules", () => {
   it("every rule is advisory in the pack and names what it prevents", () => {

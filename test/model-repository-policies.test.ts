@@ -5,6 +5,7 @@ import { plan } from "./helpers";
 import { rules } from "../policies/rules";
 import { evaluatePolicies, type Violation } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
+import { BUCKET_ENCRYPTION as SSE, BUCKET_VERSIONING as VERSIONING, BUCKET_PUBLIC_ACCESS_BLOCK as PAB, BUCKET_POLICY } from "../policies/rules/types";
 
 type Mutate = (rs: RecordedResource[]) => RecordedResource[] | void;
 
@@ -23,10 +24,6 @@ const byType = (rs: RecordedResource[], type: string, name?: string) => {
   return r;
 };
 const without = (type: string): Mutate => (rs) => rs.filter((r) => r.type !== type);
-const SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration";
-const VERSIONING = "aws:s3/bucketVersioning:BucketVersioning";
-const PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock";
-const BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy";
 
 function workload(kind: string, env: { name: string; value?: string }[]): RecordedResource {
   const pod = { containers: [{ name: "tritonserver", image: "nvcr.io/nvidia/tritonserver:25.01-py3", env }] };

@@ -6,8 +6,8 @@ import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { kubePrometheusStackRelease, prometheusAdapterRelease, resolveMonitoring } from "../components/monitoring";
 import { standardLabels } from "../components/naming";
+import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
 
-const RELEASE = "kubernetes:helm.sh/v3:Release";
 const PROVIDER = "urn:pulumi:prod::triton-platform::pulumi:providers:kubernetes::cluster-k8s";
 
 function resolved(environment: "dev" | "prod", alerting = true) {

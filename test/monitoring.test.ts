@@ -18,8 +18,8 @@ import {
 import { HPA_QUEUE_METRIC, MONITORING_NAMESPACE, TRITON_METRICS_PORT_NAME, TRITON_METRICS_SERVICE_LABEL, TRITON_PORTS, tritonMetricsServiceName } from "../components/contracts";
 import { DCGM_EXPORTER } from "../components/upstream/dcgm";
 import type { RecordedResource } from "../tools/planner";
+import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
 
-const RELEASE = "kubernetes:helm.sh/v3:Release";
 const release = (rs: RecordedResource[], chart: string) => {
   const found = ofType(rs, RELEASE).filter((r) => r.props.chart === chart);
   assert.equal(found.length, 1, `one ${chart} release`);

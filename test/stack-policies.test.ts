@@ -9,14 +9,8 @@ import { stackRules } from "../policies/rules/stack";
 import { evaluatePolicies, type Violation } from "../tools/planner/policy";
 import { checkResources } from "../tools/planner/check";
 import type { RecordedResource } from "../tools/planner";
+import { SERVICE_MONITOR as SM, PROMETHEUS_RULE as PROM_RULE, HELM_RELEASE as RELEASE, SERVICE, HORIZONTAL_POD_AUTOSCALER as HPA, NODE_GROUP, CONFIG_MAP } from "../policies/rules/types";
 
-const SM = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor";
-const PROM_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule";
-const RELEASE = "kubernetes:helm.sh/v3:Release";
-const SERVICE = "kubernetes:core/v1:Service";
-const HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler";
-const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
-const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
 const ZONES_TAG = "triton-platform:zones";
 
 async function planned(stack = "prod"): Promise<RecordedResource[]> {

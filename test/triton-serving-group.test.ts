@@ -24,11 +24,8 @@ import {
 } from "../components/triton";
 import { parseTritonServerArgs } from "../components/upstream/tritonserver";
 import { quantityValue } from "../config/quantity";
+import { STATEFUL_SET as STS, SERVICE as SVC, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "../policies/rules/types";
 
-const STS = "kubernetes:apps/v1:StatefulSet";
-const SVC = "kubernetes:core/v1:Service";
-const PDB = "kubernetes:policy/v1:PodDisruptionBudget";
-const HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler";
 
 function container(sts: RecordedResource) {
   return sts.props.spec.template.spec.containers[0];

@@ -5,6 +5,7 @@ import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { isWorldOpen } from "../../config/cidr";
 import { reportAt, selects, type LabelSelector, type Rule } from "./util";
+import { NETWORK_POLICY } from "./types";
 
 const TRITON_PORT_RANGE = [TRITON_PORTS.http, TRITON_PORTS.metrics] as const; // 8000–8002
 const ALL_PROTOCOLS = new Set(["-1", "all"]);
@@ -60,7 +61,6 @@ function maySelectTriton(selector: LabelSelector | undefined): boolean {
   return Object.entries(selector.matchLabels ?? {}).every(([key, v]) => !(key in TRITON_ALL_PODS) || (TRITON_ALL_PODS as Record<string, string>)[key] === v);
 }
 
-const NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy";
 const WORKLOADS = ["kubernetes:apps/v1:Deployment", "kubernetes:apps/v1:StatefulSet", "kubernetes:apps/v1:DaemonSet"];
 
 function isIngressPolicy(np: Record<string, any>): boolean {

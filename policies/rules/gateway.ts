@@ -5,9 +5,8 @@ import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ADMIN_PATHS, findMirrorPolicies, fromYaml, percentOf } from "../../components/upstream/envoy";
 import { reportAt, type Rule } from "./util";
+import { CONFIG_MAP, SERVICE } from "./types";
 
-const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
-const SERVICE = "kubernetes:core/v1:Service";
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the YAML continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;

@@ -3,10 +3,8 @@ import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, NODE_LABEL_ROLE, NODE_ROLE_GPU } from 
 import { GPU_AMI_TYPES, WORKER_NODE_MANAGED_POLICIES, isGpuAmiType } from "../../components/upstream/eks";
 import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
 import { reportAt, show, type Rule } from "./util";
+import { NODE_GROUP, LAUNCH_TEMPLATE, HELM_RELEASE } from "./types";
 
-const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
-const LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate";
-const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
 const GPU_NODE_GROUP_COMPONENT = "triton-platform:gpu:GpuNodeGroup";
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+$/;
 

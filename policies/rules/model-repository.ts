@@ -4,8 +4,8 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { STATIC_AWS_CREDENTIAL_ENV } from "../../components/upstream/aws-iam";
 import { decodeJson, isK8sObject, reportAt, type Finding, type Rule } from "./util";
+import { BUCKET } from "./types";
 
-const BUCKET = "aws:s3/bucket:Bucket";
 const T = {
   versioning: "aws:s3/bucketVersioning:BucketVersioning",
   encryption: "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",

@@ -3,8 +3,8 @@
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
 import { reportAt, type Rule } from "./util";
+import { HELM_RELEASE } from "./types";
 
-const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
 const ENV_LABEL = "triton-platform/environment";
 const EXACT_VERSION = /^v?\d+\.\d+\.\d+$/;
 

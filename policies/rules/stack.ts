@@ -11,13 +11,8 @@ import { isGpuAmiType } from "../../components/upstream/eks";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { ENVOY_DATA_PATH } from "./gateway";
 import { decodeJson, reportAt, selects, show, type Rule } from "./util";
+import { STATEFUL_SET as STS, SERVICE, CONFIG_MAP, SERVICE_MONITOR, HELM_RELEASE, NODE_GROUP } from "./types";
 
-const STS = "kubernetes:apps/v1:StatefulSet";
-const SERVICE = "kubernetes:core/v1:Service";
-const CONFIG_MAP = "kubernetes:core/v1:ConfigMap";
-const SERVICE_MONITOR = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor";
-const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
-const NODE_GROUP = "aws:eks/nodeGroup:NodeGroup";
 const HPA_TYPES = ["kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler"];
 
 const nsOf = (r: PolicyResource): string => r.props.metadata?.namespace ?? "default";

@@ -6,10 +6,8 @@ import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { quantityValue } from "../../config/quantity";
 import { reportAt, selects, type Rule } from "./util";
+import { STATEFUL_SET as STS, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "./types";
 
-const STS = "kubernetes:apps/v1:StatefulSet";
-const PDB = "kubernetes:policy/v1:PodDisruptionBudget";
-const HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler";
 const GPU = "nvidia.com/gpu";
 const ZONE = "topology.kubernetes.io/zone";
 const HOST = "kubernetes.io/hostname";
