@@ -201,7 +201,7 @@ const SERVING_PORTS = [
   { name: "grpc", port: TRITON_PORTS.grpc, targetPort: "grpc", protocol: "TCP", appProtocol: "kubernetes.io/h2c" },
 ];
 
-/** Headless Service: the StatefulSet's stable pod DNS names. */
+/** Headless Service: the StatefulSet's stable pod DNS names; the gateway resolves it to route and health-check per pod. */
 export function tritonHeadlessService(r: ResolvedTritonServer, track: Track): Manifest<k8s.types.input.core.v1.Service> {
   return {
     apiVersion: "v1",
@@ -211,7 +211,7 @@ export function tritonHeadlessService(r: ResolvedTritonServer, track: Track): Ma
   };
 }
 
-/** ClusterIP Service the gateway routes to (http 8000, grpc 8001). */
+/** ClusterIP Service for in-cluster clients (http 8000, grpc 8001). */
 export function tritonService(r: ResolvedTritonServer, track: Track): Manifest<k8s.types.input.core.v1.Service> {
   return {
     apiVersion: "v1",
