@@ -100,7 +100,10 @@ let queue: Promise<void> = Promise.resolve();
 function recordInStore(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
   return (async () => {
     const region = stackFile.config["aws:region"] ?? "us-east-1";
-    const resources: RecordedResource[] = [];
+    // Kept in the order the program asked for them (not the order the mock answered), so
+    // resources.json is stable whatever the SDK's scheduling.
+    const registered: { seq: number; resource: RecordedResource }[] = [];
+    let seq = 0;
     const secretFingerprints: Record<string, Record<string, string>> = {};
 
     let lastInputs: Record<string, any> | undefined;
@@ -108,7 +111,10 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
       {
         newResource: (args) => {
           lastInputs = args.inputs;
-          const state = { ...args.inputs, ...computedOutputs(args.type, args.name, args.inputs, region) };
+          // Only what the provider would compute: for every input the engine does not echo,
+          // the SDK resolves the output from the input itself (runtime/resource.js
+          // resolveOutputs), which spares a protobuf round trip of every spec.
+          const state = computedOutputs(args.type, args.name, args.inputs, region);
           return { id: args.custom ? fakeId(args.type, args.name, args.inputs) : undefined, state };
         },
         call: (args) => {
@@ -129,12 +135,13 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
     const register = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req: any, callback: (err: any, resp: any) => void) => {
       const secrets: Record<string, string> = {};
+      const mySeq = seq++;
       // The mock monitor deserializes the inputs and calls newResource synchronously, before
       // its first await: take them from there rather than deserializing a second time.
       lastInputs = undefined;
       register(req, (err: any, resp: any) => {
         if (!err && resp) {
-          resources.push({ urn: resp.getUrn(), ...entry });
+          registered.push({ seq: mySeq, resource: { urn: resp.getUrn(), ...entry } });
           if (Object.keys(secrets).length > 0) secretFingerprints[resp.getUrn()] = secrets;
         }
         callback(err, resp);
@@ -176,6 +183,7 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
       Error.stackTraceLimit = stackTraceLimit;
     }
     if (programError !== undefined) throw programError;
+    const resources = registered.sort((a, b) => a.seq - b.seq).map((r) => r.resource);
     return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}), secretFingerprints };
   })();
 }
