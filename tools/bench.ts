@@ -44,25 +44,34 @@ export interface Measured {
   probe?: Probe;
 }
 
-export function measure(label: string, args: string[], runs = RUNS): Measured {
-  timed(args); // warm-up: file-system cache and the transpile cache
-  const times: number[] = [];
-  let probe: Probe | undefined;
+/**
+ * Measure commands in alternation (a, b, a, b, …) after one warm-up each, so that every
+ * command sees the same machine: on a shared VM the noise drifts over seconds, and
+ * measuring one command's runs after the other's skews their ratio.
+ */
+export function measureInterleaved(cases: { label: string; args: string[] }[], runs = RUNS): Measured[] {
+  for (const c of cases) timed(c.args); // warm-up: file-system cache and the transpile cache
+  const times = cases.map(() => [] as number[]);
+  const probes: (Probe | undefined)[] = cases.map(() => undefined);
   for (let i = 0; i < runs; i++) {
-    const r = timed(args);
-    times.push(r.ms);
-    probe = r.probe;
+    cases.forEach((c, j) => {
+      const r = timed(c.args);
+      times[j].push(r.ms);
+      probes[j] = r.probe;
+    });
   }
-  const m = median(times);
-  const mem = probe ? `, peak ${(probe.maxRssKiB / 1024).toFixed(0)} MiB` : "";
-  console.log(`${label.padEnd(10)} median ${m.toFixed(0).padStart(6)} ms${mem}  (runs: ${times.map((x) => x.toFixed(0)).join(", ")})`);
-  return { median: m, probe };
+  return cases.map((c, j) => {
+    const m = median(times[j]);
+    const mem = probes[j] ? `, peak ${(probes[j]!.maxRssKiB / 1024).toFixed(0)} MiB` : "";
+    console.log(`${c.label.padEnd(10)} median ${m.toFixed(0).padStart(6)} ms${mem}  (runs: ${times[j].map((x) => x.toFixed(0)).join(", ")})`);
+    return { median: m, probe: probes[j] };
+  });
 }
 
-/** Plan a stack of a project folder, measured. */
-export function benchPlan(label: string, root: string, stack: string, runs = RUNS): Measured {
+/** The command that plans a stack of a project folder (what `npm run plan -- --stack S` runs). */
+export function planArgs(root: string, stack: string): string[] {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "bench-out-"));
-  return measure(label, ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", "plan.ts"), "--stack", stack, "--out", out], runs);
+  return ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", "plan.ts"), "--stack", stack, "--out", out];
 }
 
 /**
@@ -80,18 +89,23 @@ export function scaledProdStack(n: number): string {
 function scale(): void {
   const sizes = [10, 100];
   console.log(`\nscale: prod with ${sizes.join(" and ")} serving groups (target: ${sizes[1]} cost at most 3x ${sizes[0]})`);
-  const results = sizes.map((n) => benchPlan(`${n} groups`, copyProject(ROOT, { prod: scaledProdStack(n) }), "prod", Math.min(RUNS, 3)));
+  const cases = sizes.map((n) => ({ label: `${n} groups`, args: planArgs(copyProject(ROOT, { prod: scaledProdStack(n) }), "prod") }));
+  const results = measureInterleaved(cases, Math.min(RUNS, 5));
   console.log(`scale ratio ${(results[1].median / results[0].median).toFixed(2)} (time of ${sizes[1]} / time of ${sizes[0]})`);
 }
 
 function main(): void {
-  console.log(`offline plan of prod vs floor, ${RUNS} runs each (node ${process.version}, ${os.cpus().length} cores)`);
-  const plan = benchPlan("plan", ROOT, "prod");
-  const modules = plan.probe?.modules ?? [];
+  console.log(`offline plan of prod vs floor, ${RUNS} runs each, alternating (node ${process.version}, ${os.cpus().length} cores)`);
+  // One plan first, to learn which SDK module files it loads: the floor loads exactly those.
+  const probe = timed(planArgs(ROOT, "prod")).probe;
+  const modules = probe?.modules ?? [];
   if (modules.length === 0) throw new Error("the probe saw no Pulumi SDK modules in the plan process");
   const listFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-")), "modules.json");
   fs.writeFileSync(listFile, JSON.stringify(modules));
-  const floor = measure("floor", ["-e", `for (const m of require(${JSON.stringify(listFile)})) require(m);`]);
+  const [plan, floor] = measureInterleaved([
+    { label: "plan", args: planArgs(ROOT, "prod") },
+    { label: "floor", args: ["-e", `for (const m of require(${JSON.stringify(listFile)})) require(m);`] },
+  ]);
   console.log(`floor loads the ${modules.length} Pulumi SDK module files the plan loaded`);
   console.log(`ratio      ${(plan.median / floor.median).toFixed(2)} (plan / floor; target <= 1.5)`);
 }

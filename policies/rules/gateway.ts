@@ -4,7 +4,7 @@ import { isIP } from "node:net";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ADMIN_PATHS, findMirrorPolicies, fromYaml, percentOf } from "../../components/upstream/envoy";
-import { reportAt, type Rule } from "./util";
+import { parseYamlOnce, reportAt, type Rule } from "./util";
 import { CONFIG_MAP, SERVICE } from "./types";
 
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
@@ -16,7 +16,7 @@ function envoyConfigOf(type: string, props: Record<string, any>): Record<string,
   if (type !== CONFIG_MAP) return undefined;
   const text = props.data?.[ENVOY_CONFIG_FILE];
   if (typeof text !== "string") return undefined;
-  const parsed = fromYaml(text);
+  const parsed = parseYamlOnce(text, fromYaml);
   return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : {};
 }
 

@@ -81,3 +81,18 @@ export function selects(selector: LabelSelector | undefined, labels: Record<stri
   }
   return true;
 }
+
+const parsedYaml = new Map<string, unknown>();
+
+/**
+ * Parse an embedded YAML document once per evaluation: several rules read the same Envoy
+ * bootstrap. The result is shared, so callers must treat it as read-only. Parse errors are
+ * thrown (and not cached).
+ */
+export function parseYamlOnce(text: string, parse: (text: string) => unknown): unknown {
+  if (parsedYaml.has(text)) return parsedYaml.get(text);
+  const parsed = parse(text);
+  if (parsedYaml.size >= 16) parsedYaml.clear();
+  parsedYaml.set(text, parsed);
+  return parsed;
+}
