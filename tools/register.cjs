@@ -16,14 +16,18 @@ let version;
 function transpile(source, filename) {
   esbuild ??= require("esbuild");
   version ??= esbuild.version;
-  const key = crypto.createHash("sha256").update(version).update("\0").update(filename).update("\0").update(source).digest("hex");
+  // The output depends on the source and the file's base name (the inline source map names
+  // it relative to the file itself), not on the folder: copies of the project (tests, the
+  // plan of a base revision) share the cache instead of growing it.
+  const base = path.basename(filename);
+  const key = crypto.createHash("sha256").update(version).update("\0").update(base).update("\0").update(source).digest("hex");
   const cached = path.join(CACHE, key + ".js");
   try {
     return fs.readFileSync(cached, "utf8");
   } catch {
     // not cached yet
   }
-  const { code } = esbuild.transformSync(source, { loader: "ts", format: "cjs", target: "node20", sourcefile: filename, sourcemap: "inline" });
+  const { code } = esbuild.transformSync(source, { loader: "ts", format: "cjs", target: "node20", sourcefile: base, sourcemap: "inline" });
   try {
     fs.mkdirSync(CACHE, { recursive: true });
     const tmp = `${cached}.${process.pid}.tmp`;
