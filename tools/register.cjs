@@ -14,8 +14,8 @@ let esbuild;
 let version;
 
 function transpile(source, filename) {
-  esbuild ??= require("esbuild");
-  version ??= esbuild.version;
+  // The version from package.json: esbuild itself is loaded only on a cache miss.
+  version ??= require("esbuild/package.json").version;
   // The output depends on the source and the file's base name (the inline source map names
   // it relative to the file itself), not on the folder: copies of the project (tests, the
   // plan of a base revision) share the cache instead of growing it.
@@ -27,6 +27,7 @@ function transpile(source, filename) {
   } catch {
     // not cached yet
   }
+  esbuild ??= require("esbuild");
   const { code } = esbuild.transformSync(source, { loader: "ts", format: "cjs", target: "node20", sourcefile: base, sourcemap: "inline" });
   try {
     fs.mkdirSync(CACHE, { recursive: true });
