@@ -3,22 +3,12 @@
 import { strict as assert } from "node:assert";
 import * as yaml from "js-yaml";
 import { checkMessage } from "./envoy-v3-api";
+import { envoyInput } from "./envoy-fixture";
 import { one, plan } from "./helpers";
 import { ENVOY_CONFIG_FILE, envoyBootstrap } from "../components/gateway/envoy-config";
 import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, toYaml } from "../components/upstream/envoy";
 
-const input = {
-  servingGroups: [
-    { name: "vision", canary: true },
-    { name: "text", canary: false },
-  ],
-  tritonNamespace: "triton",
-  clusterDomain: "cluster.local",
-  defaultGroup: "vision",
-  mirrorPercent: 12.5,
-  inferTimeoutSeconds: 60,
-  maxRequests: 512,
-};
+const input = envoyInput({ mirrorPercent: 12.5 });
 
 function readBack(): Record<string, any> {
   return yaml.load(toYaml(envoyBootstrap(input))) as Record<string, any>;

@@ -22,19 +22,9 @@ import {
 import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, toYaml } from "../components/upstream/envoy";
 import { loadConfig } from "../config";
 import { stackConfigWith } from "./stack-config-fixture";
+import { envoyInput } from "./envoy-fixture";
 
-const base: EnvoyConfigInput = {
-  servingGroups: [
-    { name: "vision", canary: true },
-    { name: "text", canary: false },
-  ],
-  tritonNamespace: "triton",
-  clusterDomain: "cluster.local",
-  defaultGroup: "vision",
-  mirrorPercent: 10,
-  inferTimeoutSeconds: 60,
-  maxRequests: 512,
-};
+const base: EnvoyConfigInput = envoyInput();
 
 /** Build, serialise and read back: assertions are on what Envoy would read. */
 function bootstrap(over: Partial<EnvoyConfigInput> = {}): Record<string, any> {
