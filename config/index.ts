@@ -1,8 +1,9 @@
 // Reads every `triton-platform:*` key once, applies defaults once, validates once.
 // Errors name the key, the rule and the value, and are all reported together; nothing is
 // created when the configuration is invalid because index.ts calls this first.
-import type { z } from "zod";
+import * as v from "valibot";
 import { awsRegion, stackConfigSchema, type StackConfig } from "./schema";
+import { UNKNOWN_KEY } from "./rules";
 
 export const PROJECT = "triton-platform";
 export type { StackConfig } from "./schema";
@@ -50,15 +51,22 @@ function keyName(path: PropertyKey[]): string {
   return out;
 }
 
-function show(v: unknown): string {
-  return v === undefined ? "nothing" : JSON.stringify(v);
+function show(value: unknown): string {
+  if (value === undefined) return "nothing";
+  // JSON would print Infinity (a 400-digit config value) as null.
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  return JSON.stringify(value);
 }
 
-function describe(issue: z.core.$ZodIssue, input: unknown): string[] {
-  if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((k) => `${keyName([...issue.path, k])} is not a known key (a typo would silently fall back to a default)`);
-  }
-  return [`${keyName(issue.path)} ${issue.message}, got ${show(valueAt(input, issue.path))}`];
+function describe(issue: v.BaseIssue<unknown>, input: unknown): string {
+  const items = issue.path ?? [];
+  const path = items.map((p) => p.key as PropertyKey);
+  // An unknown key: the rule is the message; its value is beside the point.
+  if (issue.type === "never" && issue.message === UNKNOWN_KEY) return `${keyName(path)} ${UNKNOWN_KEY}`;
+  // A bad key of a mapping (e.g. a tag key): show the key, not its value.
+  const last = items[items.length - 1];
+  const shown = last?.origin === "key" && last.value !== undefined ? last.key : valueAt(input, path);
+  return `${keyName(path)} ${issue.message}, got ${show(shown)}`;
 }
 
 /**
@@ -78,15 +86,19 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
     input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
   }
   const region = raw["aws:region"];
-  const regionCheck = awsRegion.safeParse(region);
-  if (!regionCheck.success) problems.push(`aws:region ${regionCheck.error.issues[0].message}, got ${show(region)}`);
+  const regionCheck = v.safeParse(awsRegion, region);
+  if (!regionCheck.success) problems.push(`aws:region ${regionCheck.issues[0].message}, got ${show(region)}`);
 
-  const parsed = stackConfigSchema.safeParse(input);
+  const parsed = v.safeParse(stackConfigSchema, input);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(...describe(issue, input));
+    // A value can break two checks of one rule (Infinity: finite and the bound); say it once.
+    for (const issue of parsed.issues) {
+      const problem = describe(issue, input);
+      if (!problems.includes(problem)) problems.push(problem);
+    }
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
-  return { ...parsed.data, stack, region: region as string };
+  return { ...parsed.output, stack, region: region as string };
 }
 
 /** Read the running program's configuration (under `pulumi up` or the offline planner). */

@@ -1,12 +1,11 @@
 // Rules of the `monitoring` section that read other sections.
-import type { z } from "zod";
+import type { CheckContext } from "./rules";
 import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
 
 /** The DCGM exporter is scraped once: by the monitoring component, or by the GPU Operator's ServiceMonitor. */
-export function monitoringCrossChecks(cfg: { gpu?: { operator?: { serviceMonitor?: unknown } } }, ctx: z.RefinementCtx): void {
+export function monitoringCrossChecks(cfg: { gpu?: { operator?: { serviceMonitor?: unknown } } }, ctx: CheckContext): void {
   if (DCGM_SCRAPED_BY_MONITORING && cfg.gpu?.operator?.serviceMonitor === true) {
     ctx.addIssue({
-      code: "custom",
       path: ["gpu", "operator", "serviceMonitor"],
       message:
         "must be false: the monitoring component already scrapes dcgm-exporter (job dcgm-exporter, keeping the GPU pod's namespace/pod labels); a second scrape doubles every GPU series and alert",

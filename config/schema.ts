@@ -1,9 +1,9 @@
 // The stack configuration: every `triton-platform:*` key, its rule and its default.
 // Each top-level key is a section; later components add theirs to `sections` below.
-import { z } from "zod";
+import * as v from "valibot";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
-import { bool, dnsLabel, integer, list, number, oneOf, pattern, pinnedVersion, quantity, section } from "./rules";
+import { bool, dnsLabel, integer, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "./rules";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
@@ -23,16 +23,17 @@ export const sections = {
     /** EKS cluster name, looked up with aws.eks.getCluster. */
     name: pattern(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/, "must be an EKS cluster name (letters, digits, '-' and '_', at most 100 characters)"),
     /** Availability zones the GPU capacity spans. */
-    zones: list(awsZone, { min: 1, what: "zone" }).refine((zs) => new Set(zs).size === zs.length, {
-      error: "must not repeat a zone",
-    }),
+    zones: uniqueList(awsZone, { min: 1, what: "zone" }, "must not repeat a zone"),
   }),
   /** Extra tags for every AWS resource (on top of the standard ones). */
-  tags: z.record(
-    pattern(/^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u, "must be an AWS tag key (1-128 characters, not starting with 'aws:')"),
-    tagValue,
-    { error: "must be a mapping of tag keys to values" },
-  ).default({}),
+  tags: v.optional(
+    v.record(
+      pattern(/^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u, "must be an AWS tag key (1-128 characters, not starting with 'aws:')"),
+      tagValue,
+      "must be a mapping of tag keys to values",
+    ),
+    {},
+  ),
   /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
   triton: tritonSection,
   /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
@@ -40,65 +41,59 @@ export const sections = {
   /** Where Triton's models live and how it reads them (components/model-repository). */
   modelRepository: modelRepositorySection,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
-  monitoring: section({
+  monitoring: v.optional(section({
     /** kube-prometheus-stack chart version (exact). @default KUBE_PROMETHEUS_STACK_CHART.version */
-    kubePrometheusStackVersion: pinnedVersion.default(KUBE_PROMETHEUS_STACK_CHART.version),
+    kubePrometheusStackVersion: v.optional(pinnedVersion, KUBE_PROMETHEUS_STACK_CHART.version),
     /** prometheus-adapter chart version (exact). @default PROMETHEUS_ADAPTER_CHART.version */
-    prometheusAdapterVersion: pinnedVersion.default(PROMETHEUS_ADAPTER_CHART.version),
+    prometheusAdapterVersion: v.optional(pinnedVersion, PROMETHEUS_ADAPTER_CHART.version),
     /** How often Triton and DCGM are scraped. @default "30s" */
-    scrapeInterval: pattern(/^([1-5][0-9]s|60s|1m)$/, "must be a duration from 10s to 60s such as 15s or 30s (rate windows assume at least 4 samples in 5m)").default("30s"),
+    scrapeInterval: v.optional(pattern(/^([1-5][0-9]s|60s|1m)$/, "must be a duration from 10s to 60s such as 15s or 30s (rate windows assume at least 4 samples in 5m)"), "30s"),
     /** TSDB retention (Prometheus duration). @default "15d" */
-    retention: pattern(/^[1-9][0-9]*[hdwy]$/, "must be a Prometheus duration in hours, days, weeks or years such as 15d").default("15d"),
+    retention: v.optional(pattern(/^[1-9][0-9]*[hdwy]$/, "must be a Prometheus duration in hours, days, weeks or years such as 15d"), "15d"),
     /** Size of each Prometheus volume, in Gi. @default "50Gi" */
-    storageSize: pattern(/^[1-9][0-9]*Gi$/, "must be a size in Gi such as 100Gi").default("50Gi"),
+    storageSize: v.optional(pattern(/^[1-9][0-9]*Gi$/, "must be a size in Gi such as 100Gi"), "50Gi"),
     /** StorageClass of the Prometheus and Alertmanager volumes. @default the cluster's default class */
-    storageClass: dnsLabel.optional(),
+    storageClass: v.optional(dnsLabel),
     /** Prometheus replicas (2 = an HA pair scraping the same targets). @default 1 */
-    prometheusReplicas: integer({ min: 1, max: 3 }).default(1),
+    prometheusReplicas: v.optional(integer({ min: 1, max: 3 }), 1),
     /** Prometheus CPU/memory requests; the memory limit equals the request. */
-    prometheusResources: section({ cpu: quantity.default("500m"), memory: quantity.default("2Gi") }).default({ cpu: "500m", memory: "2Gi" }),
+    prometheusResources: v.optional(section({ cpu: v.optional(quantity, "500m"), memory: v.optional(quantity, "2Gi") }), { cpu: "500m", memory: "2Gi" }),
     /** Alertmanager: on in staging and prod (policy monitoring-alerting-in-prod). */
-    alerting: section({
+    alerting: v.optional(section({
       /** @default true */
-      enabled: bool().default(true),
+      enabled: v.optional(bool(), true),
       /** Alertmanager replicas (they gossip; 3 survive a node loss without double-paging). @default 1 */
-      replicas: integer({ min: 1, max: 5 }).default(1),
-    }).default({ enabled: true, replicas: 1 }),
+      replicas: v.optional(integer({ min: 1, max: 5 }), 1),
+    }), { enabled: true, replicas: 1 }),
     /** prometheus-adapter replicas (the HPAs stop scaling while it is down). @default 1 */
-    adapterReplicas: integer({ min: 1, max: 3 }).default(1),
+    adapterReplicas: v.optional(integer({ min: 1, max: 3 }), 1),
     /** Alert thresholds. */
-    thresholds: section({
+    thresholds: v.optional(section({
       /** Average queue time per request above which TritonQueueTimeAboveBudget fires, ms. @default 50 */
-      queueTimeBudgetMs: number({ min: 0.001 }).default(50),
+      queueTimeBudgetMs: v.optional(number({ min: 0.001 }), 50),
       /** Failure ratio (per reason) above which TritonInferenceFailureRatioHigh fires, 0–1. @default 0.05 */
-      failureRatio: number({ min: 0, max: 1 }).default(0.05),
+      failureRatio: v.optional(number({ min: 0, max: 1 }), 0.05),
       /** p99 request latency SLO (summary quantile 0.99), ms. @default 500 */
-      p99SloMs: number({ min: 0.001 }).default(500),
+      p99SloMs: v.optional(number({ min: 0.001 }), 500),
       /** How much worse (absolute ratio) the canary's failure ratio may be than the primary's. @default 0.02 */
-      canaryFailureRatioMargin: number({ min: 0, max: 1 }).default(0.02),
+      canaryFailureRatioMargin: v.optional(number({ min: 0, max: 1 }), 0.02),
       /** GPU temperature above which GpuTemperatureHigh fires, °C. @default 85 */
-      gpuTempCelsius: integer({ min: 40, max: 110 }).default(85),
+      gpuTempCelsius: v.optional(integer({ min: 40, max: 110 }), 85),
       /** GPU utilisation (15 min average) above which GpuUtilisationSaturated fires, %. @default 95 */
-      gpuUtilPercent: integer({ min: 1, max: 100 }).default(95),
+      gpuUtilPercent: v.optional(integer({ min: 1, max: 100 }), 95),
       /** Framebuffer growth under flat load above which GpuMemoryLeak fires, MiB per hour. @default 256 */
-      gpuMemoryGrowthMiBPerHour: number({ min: 1 }).default(256),
-    }).prefault({}), // an absent section parses as {}: the defaults above, stated once
-    // prefault: an absent section is parsed as {} so every default above applies.
-  }).prefault({}),
+      gpuMemoryGrowthMiBPerHour: v.optional(number({ min: 1 }), 256),
+    }), {}), // an absent section parses as {}: the defaults above, stated once
+  }), {}),
   /** The Envoy gateway (mirroring to canaries) and who may reach it (config/gateway.ts). */
-  gateway: gatewaySection.prefault({}),
+  gateway: v.optional(gatewaySection, {}),
 };
 
 // Checks that span sections; each names the key it is about.
-export const stackConfigSchema = z
-  .strictObject(sections)
-  .superRefine(gpuCrossChecks)
-  .superRefine(monitoringCrossChecks)
-  .superRefine(gatewayCrossChecks)
-  .superRefine(tritonCrossChecks);
+export const stackConfigSchema = refined(section(sections), gpuCrossChecks, monitoringCrossChecks, gatewayCrossChecks, tritonCrossChecks);
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
-export type StackConfig = z.output<typeof stackConfigSchema> & {
+export type StackConfig = v.InferOutput<typeof stackConfigSchema> & {
   /** The Pulumi stack name (dev, staging, prod, …). */
   stack: string;
   /** aws:region of the stack. */
