@@ -92,9 +92,13 @@ export function workerThreads(cpu: string): number {
   return Math.max(1, Math.ceil(cores));
 }
 
-/** Pure: the bootstrap YAML. */
+const bootstrapYamlOf = new WeakMap<ResolvedEnvoyGatewayArgs, string>();
+
+/** Pure: the bootstrap YAML (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
 export function gatewayBootstrapYaml(r: ResolvedEnvoyGatewayArgs): string {
-  return toYaml(
+  const known = bootstrapYamlOf.get(r);
+  if (known !== undefined) return known;
+  const text = toYaml(
     envoyBootstrap({
       servingGroups: r.servingGroups,
       tritonNamespace: r.namespace,
@@ -105,6 +109,8 @@ export function gatewayBootstrapYaml(r: ResolvedEnvoyGatewayArgs): string {
       maxRequests: r.maxRequests,
     }),
   );
+  bootstrapYamlOf.set(r, text);
+  return text;
 }
 
 function meta(r: ResolvedEnvoyGatewayArgs, name: string) {
