@@ -365,15 +365,26 @@ export function findMirrorPolicies(config: unknown): { path: string; policy: Rec
     if (known) return known;
   }
   const out: { path: string; policy: Record<string, any> }[] = [];
-  const walk = (v: unknown, path: string): void => {
-    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${path}[${i}]`));
+  // The path is kept as segments (pushed and popped) and spelled out only for a hit.
+  const at: string[] = ["$"];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => {
+        at.push(`[${i}]`);
+        walk(x);
+        at.pop();
+      });
+      return;
+    }
     if (v === null || typeof v !== "object") return;
     for (const [k, x] of Object.entries(v)) {
-      if (k === "request_mirror_policies" && Array.isArray(x)) x.forEach((p, i) => out.push({ path: `${path}.${k}[${i}]`, policy: p ?? {} }));
-      walk(x, `${path}.${k}`);
+      at.push(`.${k}`);
+      if (k === "request_mirror_policies" && Array.isArray(x)) x.forEach((p, i) => out.push({ path: `${at.join("")}[${i}]`, policy: p ?? {} }));
+      walk(x);
+      at.pop();
     }
   };
-  walk(config, "$");
+  walk(config);
   if (config !== null && typeof config === "object") mirrorPoliciesOf.set(config, out);
   return out;
 }

@@ -53,18 +53,34 @@ function maskLeaves(v: any): any {
  * stay schema-valid and tests can see which keys exist, never the values. `onSecret`, when
  * given, sees each secret's path and real value (to fingerprint it, never to keep it).
  */
-export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value: unknown) => void, at: (string | number)[] = []): any {
-  if (Array.isArray(v)) return v.map((x, i) => maskSecrets(x, onSecret, [...at, i]));
-  if (v !== null && typeof v === "object") {
-    if (v[specialSigKey] === specialSecretSig) {
-      onSecret?.(at, v.value);
-      return maskLeaves(v.value);
+export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value: unknown) => void): any {
+  // One path array for the whole walk (pushed and popped), copied only for a secret: a
+  // Helm release's values are deep, and a new array per node was most of this walk's cost.
+  const at: (string | number)[] = [];
+  const walk = (x: any): any => {
+    if (x === null || typeof x !== "object") return x;
+    if (Array.isArray(x)) {
+      const out = new Array(x.length);
+      for (let i = 0; i < x.length; i++) {
+        at.push(i);
+        out[i] = walk(x[i]);
+        at.pop();
+      }
+      return out;
+    }
+    if (x[specialSigKey] === specialSecretSig) {
+      onSecret?.([...at], x.value);
+      return maskLeaves(x.value);
     }
     const out: Record<string, any> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = maskSecrets(x, onSecret, [...at, k]);
+    for (const k of Object.keys(x)) {
+      at.push(k);
+      out[k] = walk(x[k]);
+      at.pop();
+    }
     return out;
-  }
-  return v;
+  };
+  return walk(v);
 }
 
 /** Remove the program's own modules from the require cache so each stack runs it afresh. */
