@@ -83,11 +83,17 @@ export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value
   return walk(v);
 }
 
-/** Remove the program's own modules from the require cache so each stack runs it afresh. */
+/**
+ * Remove the program's own modules from the require cache so each stack runs it afresh. The
+ * planner (tools/) and the policy pack (policies/) stay: they are not the program, and the
+ * pack's modules must stay one instance (the evaluator reads a rule's finding through
+ * policies/rules/util). Modules the pack shares with the program keep the instance they
+ * first bound to; they are pure (no config read at load time).
+ */
 function forgetProgram(root: string): void {
-  const nm = path.join(root, "node_modules") + path.sep;
+  const keep = ["node_modules", "tools", "policies"].map((d) => path.join(root, d) + path.sep);
   for (const id of Object.keys(require.cache)) {
-    if (id.startsWith(root + path.sep) && !id.startsWith(nm) && !id.includes(`${path.sep}tools${path.sep}`)) delete require.cache[id];
+    if (id.startsWith(root + path.sep) && !keep.some((k) => id.startsWith(k))) delete require.cache[id];
   }
 }
 
