@@ -1,25 +1,24 @@
-// The generated Envoy YAML uses only Envoy v3 field names (and enum values): read back from
+// The generated Envoy bootstrap uses only Envoy v3 field names (and enum values): read back from
 // the planned ConfigMap of every stack and checked against the proto field table.
 import { strict as assert } from "node:assert";
-import * as yaml from "js-yaml";
 import { checkMessage } from "./envoy-v3-api";
 import { envoyInput } from "./envoy-fixture";
 import { one, plan } from "./helpers";
 import { ENVOY_CONFIG_FILE, envoyBootstrap } from "../components/gateway/envoy-config";
-import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, toYaml } from "../components/upstream/envoy";
+import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, fromJson, toJson } from "../components/upstream/envoy";
 
 const input = envoyInput({ mirrorPercent: 12.5 });
 
 function readBack(): Record<string, any> {
-  return yaml.load(toYaml(envoyBootstrap(input))) as Record<string, any>;
+  return fromJson(toJson(envoyBootstrap(input))) as Record<string, any>;
 }
 
 describe("Envoy config field names", () => {
   for (const stack of ["dev", "staging", "prod"]) {
-    it(`the ${stack} ConfigMap's envoy.yaml uses only v3 field names`, async () => {
+    it(`the ${stack} ConfigMap's envoy.json uses only v3 field names`, async () => {
       const p = await plan(stack);
       const cm = one(p.resources, "kubernetes:core/v1:ConfigMap", "gateway-config");
-      const config = yaml.load(cm.props.data[ENVOY_CONFIG_FILE]);
+      const config = fromJson(cm.props.data[ENVOY_CONFIG_FILE]);
       assert.deepEqual(checkMessage(config, "Bootstrap"), []);
     });
   }

@@ -1,7 +1,6 @@
 // Each firewall and gateway policy fires on a broken resource (message names the resource,
 // the property and the value) and stays silent on the compliant planned prod stack.
 import { strict as assert } from "node:assert";
-import * as yaml from "js-yaml";
 import { plan } from "./helpers";
 import { rules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
@@ -38,9 +37,9 @@ const networkPolicy = (name: string, namespace: string, spec: Record<string, any
 function envoyConfigMap(mirrorPercent: number, mutate?: (c: Record<string, any>) => void) {
   const cm = gatewayConfigMap(resolveEnvoyGatewayArgs({ namespace: "triton", labels: {}, servingGroups: [{ name: "vision", canary: true }], mirrorPercent })) as any;
   if (mutate) {
-    const c = yaml.load(cm.data[ENVOY_CONFIG_FILE]) as Record<string, any>;
+    const c = JSON.parse(cm.data[ENVOY_CONFIG_FILE]) as Record<string, any>;
     mutate(c);
-    cm.data[ENVOY_CONFIG_FILE] = yaml.dump(c);
+    cm.data[ENVOY_CONFIG_FILE] = JSON.stringify(c, null, 2);
   }
   return res("kubernetes:core/v1:ConfigMap", "gateway-config", cm);
 }
@@ -134,7 +133,7 @@ describe("firewall and gateway policies", () => {
       assert.equal(vs.length, 2);
       assert.match(
         vs[0],
-        /ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.yaml"\]\.static_resources\.listeners\[0\].*request_mirror_policies\[0\] \(and 3 more route\(s\)\) mirrors 30 % to vision-canary-http \(maximum for this stack: 25 %\)/,
+        /ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\]\.static_resources\.listeners\[0\].*request_mirror_policies\[0\] \(and 3 more route\(s\)\) mirrors 30 % to vision-canary-http \(maximum for this stack: 25 %\)/,
       );
     });
     it("fires on a mirror policy without runtime_fraction (mirrors everything)", async () => {
@@ -142,6 +141,13 @@ describe("firewall and gateway policies", () => {
         delete c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].runtime_fraction;
       });
       assert.match((await violations(P, [cm], { maxPercent: 25 })).join("\n"), /mirrors 100 %/);
+    });
+    it("fires on a bootstrap Envoy could not parse (Envoy reads envoy.json as JSON: YAML text is refused)", async () => {
+      const cm = envoyConfigMap(5);
+      cm.props.data[ENVOY_CONFIG_FILE] = "admin:\n  address: {}\n";
+      const vs = await violations(P, [cm], { maxPercent: 25 });
+      assert.equal(vs.length, 1);
+      assert.match(vs[0], /^ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\] is not valid JSON \(/);
     });
   });
 
@@ -156,7 +162,7 @@ describe("firewall and gateway policies", () => {
       });
       const vs = await violations(P, [cm]);
       assert.equal(vs.length, 1);
-      assert.match(vs[0], /^ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.yaml"\]\.admin\.address\.socket_address\.address is "0\.0\.0\.0", not a loopback address$/);
+      assert.match(vs[0], /^ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\]\.admin\.address\.socket_address\.address is "0\.0\.0\.0", not a loopback address$/);
     });
     it("fires when a listener forwards more than the allowed paths to the admin cluster", async () => {
       const cm = envoyConfigMap(5, (c) => {

@@ -3,7 +3,6 @@
 // retries only idempotent calls, and keeps Envoy's admin interface on loopback.
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import * as yaml from "js-yaml";
 import { one, plan } from "./helpers";
 import { GATEWAY_GROUP_HEADER, GATEWAY_POD_LABELS, TRITON_PORTS } from "../components/contracts";
 import {
@@ -19,7 +18,7 @@ import {
   workerThreads,
   type EnvoyConfigInput,
 } from "../components/gateway";
-import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, toYaml } from "../components/upstream/envoy";
+import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, fromJson, toJson } from "../components/upstream/envoy";
 import { loadConfig } from "../config";
 import { stackConfigWith } from "./stack-config-fixture";
 import { envoyInput } from "./envoy-fixture";
@@ -28,7 +27,7 @@ const base: EnvoyConfigInput = envoyInput();
 
 /** Build, serialise and read back: assertions are on what Envoy would read. */
 function bootstrap(over: Partial<EnvoyConfigInput> = {}): Record<string, any> {
-  return yaml.load(toYaml(envoyBootstrap({ ...base, ...over }))) as Record<string, any>;
+  return fromJson(toJson(envoyBootstrap({ ...base, ...over }))) as Record<string, any>;
 }
 const listener = (c: Record<string, any>, name: string) => c.static_resources.listeners.find((l: { name: string }) => l.name === name);
 const hcm = (c: Record<string, any>, name: string) => listener(c, name).filter_chains[0].filters[0].typed_config;
@@ -259,7 +258,7 @@ describe("gateway routes and mirroring", () => {
     it("prod renders the gateway with its 5 % mirror, a load balancer and 3 replicas", async () => {
       const p = await plan("prod");
       const cm = one(p.resources, "kubernetes:core/v1:ConfigMap", "gateway-config");
-      const mirrors = findMirrorPolicies(yaml.load(cm.props.data[ENVOY_CONFIG_FILE]));
+      const mirrors = findMirrorPolicies(fromJson(cm.props.data[ENVOY_CONFIG_FILE]));
       assert.ok(mirrors.length > 0);
       for (const { policy } of mirrors) assert.equal(percentOf(policy.runtime_fraction.default_value), 5);
       assert.equal(one(p.resources, "kubernetes:core/v1:Service", "gateway").props.spec.type, "LoadBalancer");

@@ -6,7 +6,6 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as yaml from "js-yaml";
 import { rules } from "../policies/rules";
 import type { RecordedResource } from "../tools/planner";
 import type { Violation } from "../tools/planner/policy";
@@ -22,10 +21,10 @@ const first = (rs: RecordedResource[], type: string, where: (r: RecordedResource
 
 /** Edit the Envoy bootstrap held in the gateway's ConfigMap. */
 const editEnvoy = (rs: RecordedResource[], edit: (c: Record<string, any>) => void) => {
-  const cm = first(rs, "kubernetes:core/v1:ConfigMap", (r) => typeof r.props.data?.["envoy.yaml"] === "string");
-  const c = yaml.load(cm.props.data["envoy.yaml"]) as Record<string, any>;
+  const cm = first(rs, "kubernetes:core/v1:ConfigMap", (r) => typeof r.props.data?.["envoy.json"] === "string");
+  const c = JSON.parse(cm.props.data["envoy.json"]) as Record<string, any>;
   edit(c);
-  cm.props.data["envoy.yaml"] = yaml.dump(c);
+  cm.props.data["envoy.json"] = JSON.stringify(c, null, 2);
 };
 const walk = (v: unknown, visit: (o: Record<string, any>) => void): void => {
   if (Array.isArray(v)) v.forEach((x) => walk(x, visit));

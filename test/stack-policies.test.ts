@@ -2,7 +2,6 @@
 // the compliant plan and fires when the link between two components is broken, naming the
 // resource, the property path and the value.
 import { strict as assert } from "node:assert";
-import * as yaml from "js-yaml";
 import { plan } from "./helpers";
 import { rules } from "../policies/rules";
 import { stackRules } from "../policies/rules/stack";
@@ -29,12 +28,12 @@ function find(rs: RecordedResource[], type: string, where: (r: RecordedResource)
   return r;
 }
 const kps = (rs: RecordedResource[]) => find(rs, RELEASE, (r) => r.props.chart === "kube-prometheus-stack");
-const gatewayConfig = (rs: RecordedResource[]) => find(rs, CONFIG_MAP, (r) => typeof r.props.data?.["envoy.yaml"] === "string");
+const gatewayConfig = (rs: RecordedResource[]) => find(rs, CONFIG_MAP, (r) => typeof r.props.data?.["envoy.json"] === "string");
 function editEnvoy(rs: RecordedResource[], edit: (c: Record<string, any>) => void): void {
   const cm = gatewayConfig(rs);
-  const c = yaml.load(cm.props.data["envoy.yaml"]) as Record<string, any>;
+  const c = JSON.parse(cm.props.data["envoy.json"]) as Record<string, any>;
   edit(c);
-  cm.props.data["envoy.yaml"] = yaml.dump(c);
+  cm.props.data["envoy.json"] = JSON.stringify(c, null, 2);
 }
 const firstRoute = (c: Record<string, any>) => c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0];
 function dropMirrors(v: unknown): void {
@@ -125,7 +124,7 @@ describe("stack-wide policies", () => {
       const vs = await violations(P, rs);
       assert.equal(vs.length, 1);
       assert.equal(vs[0].type, CONFIG_MAP);
-      assert.equal(vs[0].path, 'data["envoy.yaml"]..request_mirror_policies[*].cluster');
+      assert.equal(vs[0].path, 'data["envoy.json"]..request_mirror_policies[*].cluster');
       assert.deepEqual(vs[0].value, []);
       assert.match(vs[0].message, /none mirrors \(above 0 %\) to a cluster reaching canary StatefulSet triton\/vision-canary through its Services \["vision-canary-metrics","vision-canary-headless","vision-canary"\]/);
     });
@@ -154,7 +153,7 @@ describe("stack-wide policies", () => {
       assert.equal((await violations(P, rs)).length, 1);
     });
     it("fires on the canary StatefulSet when the stack has no gateway", async () => {
-      const rs = (await planned()).filter((r) => !(r.type === CONFIG_MAP && typeof r.props.data?.["envoy.yaml"] === "string"));
+      const rs = (await planned()).filter((r) => !(r.type === CONFIG_MAP && typeof r.props.data?.["envoy.json"] === "string"));
       const vs = await violations(P, rs);
       assert.equal(vs.length, 1);
       assert.equal(vs[0].name, "vision-canary");
@@ -169,7 +168,7 @@ describe("stack-wide policies", () => {
       editEnvoy(rs, (c) => (firstRoute(c).route.request_mirror_policies[0].cluster = "vision-canary-htp"));
       const vs = await violations(P, rs);
       assert.equal(vs.length, 1);
-      assert.equal(vs[0].path, 'data["envoy.yaml"].static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster');
+      assert.equal(vs[0].path, 'data["envoy.json"].static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster');
       assert.equal(vs[0].value, "vision-canary-htp");
       assert.match(vs[0].message, /is "vision-canary-htp", which static_resources\.clusters does not define/);
     });

@@ -1,6 +1,6 @@
 // The gateway's Envoy bootstrap, built as typed data from the serving groups: per group a
 // route to the primary and (when the group has a canary) a fractional request mirror to
-// the canary. Pure: no Pulumi, no I/O; the component serialises it with envoy.toYaml.
+// the canary. Pure: no Pulumi, no I/O; the component serialises it with envoy.toJson.
 import {
   GATEWAY_GROUP_HEADER,
   GATEWAY_METRICS,
@@ -30,7 +30,7 @@ import {
 } from "../upstream/envoy";
 
 /** File name of the bootstrap inside the gateway's ConfigMap (the policy pack finds Envoy configs by it). */
-export const ENVOY_CONFIG_FILE = "envoy.yaml";
+export const ENVOY_CONFIG_FILE = "envoy.json";
 /** Envoy's admin interface: loopback only (it can drain listeners, change runtime and dump config). */
 export const ENVOY_ADMIN = { address: "127.0.0.1", port: 9901 } as const;
 /** Listener serving only GET /ready (kubelet probes, NLB health checks). */

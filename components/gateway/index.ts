@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS, type ServingGroupRef } from "../contracts";
-import { ADMIN_PATHS, ENVOY_BINARY, ENVOY_DEFAULT_TAG, ENVOY_IMAGE_REPOSITORY, ENVOY_UID, envoyArgs, toYaml } from "../upstream/envoy";
+import { ADMIN_PATHS, ENVOY_BINARY, ENVOY_DEFAULT_TAG, ENVOY_IMAGE_REPOSITORY, ENVOY_UID, envoyArgs, toJson } from "../upstream/envoy";
 import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
 import { ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap } from "./envoy-config";
 
@@ -92,13 +92,13 @@ export function workerThreads(cpu: string): number {
   return Math.max(1, Math.ceil(cores));
 }
 
-const bootstrapYamlOf = new WeakMap<ResolvedEnvoyGatewayArgs, string>();
+const bootstrapJsonOf = new WeakMap<ResolvedEnvoyGatewayArgs, string>();
 
-/** Pure: the bootstrap YAML (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
-export function gatewayBootstrapYaml(r: ResolvedEnvoyGatewayArgs): string {
-  const known = bootstrapYamlOf.get(r);
+/** Pure: the bootstrap JSON (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
+export function gatewayBootstrapJson(r: ResolvedEnvoyGatewayArgs): string {
+  const known = bootstrapJsonOf.get(r);
   if (known !== undefined) return known;
-  const text = toYaml(
+  const text = toJson(
     envoyBootstrap({
       servingGroups: r.servingGroups,
       tritonNamespace: r.namespace,
@@ -109,7 +109,7 @@ export function gatewayBootstrapYaml(r: ResolvedEnvoyGatewayArgs): string {
       maxRequests: r.maxRequests,
     }),
   );
-  bootstrapYamlOf.set(r, text);
+  bootstrapJsonOf.set(r, text);
   return text;
 }
 
@@ -123,12 +123,12 @@ function meta(r: ResolvedEnvoyGatewayArgs, name: string) {
  * Deployment's changed volume rolls the pods onto it. With a fixed name the provider would
  * delete the old ConfigMap first (its data is immutable), leaving new pods without config.
  */
-export function gatewayConfigMapName(yamlText: string): string {
-  return `${GATEWAY_NAME}-config-${createHash("sha256").update(yamlText).digest("hex").slice(0, 10)}`;
+export function gatewayConfigMapName(configText: string): string {
+  return `${GATEWAY_NAME}-config-${createHash("sha256").update(configText).digest("hex").slice(0, 10)}`;
 }
 
 export function gatewayConfigMap(r: ResolvedEnvoyGatewayArgs): k8s.types.input.core.v1.ConfigMap {
-  const text = gatewayBootstrapYaml(r);
+  const text = gatewayBootstrapJson(r);
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
@@ -140,7 +140,7 @@ export function gatewayConfigMap(r: ResolvedEnvoyGatewayArgs): k8s.types.input.c
 }
 
 export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.apps.v1.Deployment {
-  const configYaml = gatewayBootstrapYaml(r);
+  const configText = gatewayBootstrapJson(r);
   const podLabels = { ...r.labels, ...GATEWAY_POD_LABELS };
   return {
     apiVersion: "apps/v1",
@@ -212,7 +212,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
             },
           ],
           volumes: [
-            { name: "config", configMap: { name: gatewayConfigMapName(configYaml) } },
+            { name: "config", configMap: { name: gatewayConfigMapName(configText) } },
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
           ],
         },

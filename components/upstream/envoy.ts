@@ -12,9 +12,8 @@
 //   envoy/extensions/upstreams/http/v3/http_protocol_options.proto
 //   envoy/extensions/access_loggers/stream/v3/stream.proto
 // A version bump is one edit here. Everything is plain data built by pure functions and
-// serialised with js-yaml (never string templates), so a typo is a compile error here and
-// a failing field-name test (test/envoy-config-fields.test.ts) rather than a crash-looping pod.
-import * as yaml from "js-yaml";
+// serialised with JSON.stringify (never string templates), so a typo is a compile error here
+// and a failing field-name test (test/envoy-config-fields.test.ts) rather than a crash-looping pod.
 
 // ---- Image and process ----------------------------------------------------------------
 /** Pinned Envoy release (envoyproxy/envoy on Docker Hub; changelogs/1.37.1.yaml upstream). */
@@ -342,14 +341,19 @@ export function singleAddressAssignment(clusterName: string, address: string, po
   return { cluster_name: clusterName, endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(address, port) } }] }] };
 }
 
-/** Serialise a bootstrap with js-yaml: no anchors/aliases (Envoy's parser does not need them, humans reading it do not want them). */
-export function toYaml(bootstrap: Bootstrap): string {
-  return yaml.dump(bootstrap, { noRefs: true, lineWidth: -1, sortKeys: false });
+/**
+ * Serialise a bootstrap as JSON, the format generators of Envoy bootstraps use (Istio's
+ * envoy-rev.json, Contour's envoy.json): Envoy reads it by its .json extension as the proto3
+ * JSON mapping, with none of YAML's implicit typing, and parsing it back (policies, plan) is
+ * native. Indented, so `kubectl get configmap` and plan diffs stay readable line by line.
+ */
+export function toJson(bootstrap: Bootstrap): string {
+  return JSON.stringify(bootstrap, null, 2) + "\n";
 }
 
 /** Parse a bootstrap back (tests, policies). */
-export function fromYaml(text: string): unknown {
-  return yaml.load(text);
+export function fromJson(text: string): unknown {
+  return JSON.parse(text);
 }
 
 const mirrorPoliciesOf = new WeakMap<object, { path: string; policy: Record<string, any> }[]>();

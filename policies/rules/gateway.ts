@@ -3,20 +3,20 @@
 import { isIP } from "node:net";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
-import { ADMIN_PATHS, findMirrorPolicies, fromYaml, percentOf } from "../../components/upstream/envoy";
-import { parseYamlOnce, reportAt, type Rule } from "./util";
+import { ADMIN_PATHS, findMirrorPolicies, fromJson, percentOf } from "../../components/upstream/envoy";
+import { parseEmbeddedOnce, reportAt, type Rule } from "./util";
 import { CONFIG_MAP, SERVICE } from "./types";
 
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
-/** Property path of the Envoy bootstrap inside the ConfigMap; paths into the YAML continue it. */
+/** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
-/** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none. Throws on bad YAML. */
+/** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none. Throws on bad JSON. */
 function envoyConfigOf(type: string, props: Record<string, any>): Record<string, any> | undefined {
   if (type !== CONFIG_MAP) return undefined;
   const text = props.data?.[ENVOY_CONFIG_FILE];
   if (typeof text !== "string") return undefined;
-  const parsed = parseYamlOnce(text, fromYaml);
+  const parsed = parseEmbeddedOnce(text, fromJson);
   return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : {};
 }
 
@@ -71,7 +71,7 @@ export const gatewayRules: Rule[] = [
         reportAt(
           report,
           { path: ENVOY_DATA_PATH, value: String(args.props.data?.[ENVOY_CONFIG_FILE]).slice(0, 200) },
-          `ConfigMap ${args.props.metadata?.name ?? args.name}: ${ENVOY_DATA_PATH} is not valid YAML (${(e as Error).message.split("\n")[0]})`,
+          `ConfigMap ${args.props.metadata?.name ?? args.name}: ${ENVOY_DATA_PATH} is not valid JSON (${(e as Error).message.split("\n")[0]})`,
         );
         return;
       }

@@ -6,11 +6,11 @@ import type { PolicyResource } from "@pulumi/policy";
 import { NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, TRITON_ALL_PODS, TRITON_PORTS, TRITON_METRICS_PORT_NAME } from "../../components/contracts";
 import { ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ENVIRONMENT_TAG } from "../../components/naming";
-import { findMirrorPolicies, fromYaml, percentOf } from "../../components/upstream/envoy";
+import { findMirrorPolicies, fromJson, percentOf } from "../../components/upstream/envoy";
 import { isGpuAmiType } from "../../components/upstream/eks";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { ENVOY_DATA_PATH } from "./gateway";
-import { decodeJson, parseYamlOnce, reportAt, selects, show, type Rule } from "./util";
+import { decodeJson, parseEmbeddedOnce, reportAt, selects, show, type Rule } from "./util";
 import { STATEFUL_SET as STS, SERVICE, CONFIG_MAP, SERVICE_MONITOR, HELM_RELEASE, NODE_GROUP } from "./types";
 
 const HPA_TYPES = ["kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler"];
@@ -164,7 +164,7 @@ function envoyConfigs(resources: PolicyResource[]): EnvoyConfig[] {
   const out: EnvoyConfig[] = [];
   for (const cm of resources.filter((r) => r.type === CONFIG_MAP && typeof r.props.data?.[ENVOY_CONFIG_FILE] === "string")) {
     try {
-      const config = parseYamlOnce(cm.props.data[ENVOY_CONFIG_FILE], fromYaml);
+      const config = parseEmbeddedOnce(cm.props.data[ENVOY_CONFIG_FILE], fromJson);
       if (config && typeof config === "object") out.push({ cm, config: config as Record<string, any> });
     } catch {
       // reported elsewhere

@@ -31,7 +31,7 @@ export function decodeJson(v: unknown): any {
 
 /** Where a violation is: the offending property path of the reported resource, and its value there. */
 export interface Finding {
-  /** Property path in the resource's inputs, e.g. `spec.replicas` or `data["envoy.yaml"].admin.address`. */
+  /** Property path in the resource's inputs, e.g. `spec.replicas` or `data["envoy.json"].admin.address`. */
   readonly path: string;
   /** The value found at `path` (null when absent). Secrets are never put here. */
   readonly value: unknown;
@@ -82,17 +82,17 @@ export function selects(selector: LabelSelector | undefined, labels: Record<stri
   return true;
 }
 
-const parsedYaml = new Map<string, unknown>();
+const parsedDocuments = new Map<string, unknown>();
 
 /**
- * Parse an embedded YAML document once per evaluation: several rules read the same Envoy
- * bootstrap. The result is shared, so callers must treat it as read-only. Parse errors are
- * thrown (and not cached).
+ * Parse an embedded document (e.g. the Envoy bootstrap in a ConfigMap) once per evaluation:
+ * several rules read the same one. The result is shared, so callers must treat it as
+ * read-only. Parse errors are thrown (and not cached).
  */
-export function parseYamlOnce(text: string, parse: (text: string) => unknown): unknown {
-  if (parsedYaml.has(text)) return parsedYaml.get(text);
+export function parseEmbeddedOnce(text: string, parse: (text: string) => unknown): unknown {
+  if (parsedDocuments.has(text)) return parsedDocuments.get(text);
   const parsed = parse(text);
-  if (parsedYaml.size >= 16) parsedYaml.clear();
-  parsedYaml.set(text, parsed);
+  if (parsedDocuments.size >= 16) parsedDocuments.clear();
+  parsedDocuments.set(text, parsed);
   return parsed;
 }
