@@ -12,7 +12,13 @@ import { copyProject } from "./planner/project";
 
 const ROOT = path.resolve(__dirname, "..");
 const PROBE = path.join(__dirname, "bench", "probe.cjs");
-const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+// 11 by default: on a shared 2-core VM single runs of the same command vary by 20 % and
+// more, and with 7 the medians (and so the ratio) still moved by a few hundredths between runs.
+const RUNS = Number(process.env.BENCH_RUNS ?? 11);
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  console.error(`error: BENCH_RUNS must be an integer >= 1, got ${JSON.stringify(process.env.BENCH_RUNS)}`);
+  process.exit(2);
+}
 
 interface Probe {
   modules: string[];
