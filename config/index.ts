@@ -62,7 +62,7 @@ function describe(issue: v.BaseIssue<unknown>, input: unknown): string {
   const items = issue.path ?? [];
   const path = items.map((p) => p.key as PropertyKey);
   // An unknown key: the rule is the message; its value is beside the point.
-  if (issue.type === "never" && issue.message === UNKNOWN_KEY) return `${keyName(path)} ${UNKNOWN_KEY}`;
+  if (issue.message === UNKNOWN_KEY) return `${keyName(path)} ${UNKNOWN_KEY}`;
   // A bad key of a mapping (e.g. a tag key): show the key, not its value.
   const last = items[items.length - 1];
   const shown = last?.origin === "key" && last.value !== undefined ? last.key : valueAt(input, path);
@@ -80,7 +80,8 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
   for (const key of secretKeys) {
     if (key.startsWith(PROJECT + ":")) problems.push(`${key} must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext`);
   }
-  const input: Record<string, unknown> = {};
+  // No prototype: a key `triton-platform:__proto__` stays a key (and is reported as unknown).
+  const input: Record<string, unknown> = Object.create(null);
   for (const [fullKey, value] of Object.entries(raw)) {
     if (!fullKey.startsWith(PROJECT + ":")) continue;
     input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);

@@ -75,11 +75,39 @@ export function section<const T extends v.ObjectEntries>(entries: T) {
   const message = (issue: v.BaseIssue<unknown>): string => {
     const at = issue.path?.[issue.path.length - 1];
     if (issue.expected !== "Object" && at?.origin === "key") return ruleOf(entries[at.key as string] as Schema);
-    return "must be an object (a YAML mapping)";
+    return SECTION_RULE;
   };
   // objectWithRest(never) rather than strictObject: the latter stops at the first unknown key.
   // The output type is the strict object's: the rest schema admits no value at all.
-  return v.objectWithRest(entries, v.never(UNKNOWN_KEY), message) as unknown as v.StrictObjectSchema<T, undefined>;
+  return v.pipe(
+    mapping(SECTION_RULE),
+    // valibot skips these keys when it looks for unknown ones (prototype-pollution guard), so
+    // they are reported here; the section's other checks then wait until they are gone.
+    v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      for (const key of RESERVED_KEYS) {
+        if (Object.hasOwn(dataset.value, key) && !Object.hasOwn(entries, key)) addIssue({ message: UNKNOWN_KEY, path: pathOf([key]) });
+      }
+    }),
+    v.objectWithRest(entries, v.never(UNKNOWN_KEY), message),
+  ) as unknown as v.StrictObjectSchema<T, undefined>;
+}
+
+const RESERVED_KEYS = ["__proto__", "prototype", "constructor"];
+
+/** An issue path from plain keys (config/index.ts reads only the keys). */
+function pathOf(keys: (string | number)[]): [v.IssuePathItem, ...v.IssuePathItem[]] {
+  return keys.map((key) => ({ type: "unknown", origin: "value", input: undefined, key, value: undefined })) as unknown as [v.IssuePathItem, ...v.IssuePathItem[]];
+}
+
+const SECTION_RULE = "must be an object (a YAML mapping)";
+
+/**
+ * A YAML mapping: valibot's object schemas take any non-null object, a list included, so a
+ * section written as a list (`monitoring: []`) would pass as one with no keys set.
+ */
+export function mapping(rule: string) {
+  return v.custom<Record<string, unknown>>((x) => x !== null && typeof x === "object" && !Array.isArray(x), rule);
 }
 
 /** What cross-field checks report through: a path below the checked value and a rule. */
@@ -99,11 +127,7 @@ export function refined<S extends Schema>(schema: S, ...checks: ((value: v.Infer
       if (!dataset.typed) return;
       check(dataset.value, {
         addIssue: ({ path, message }) =>
-          addIssue({
-            message,
-            // Only the keys are read (config/index.ts names the key from them).
-            path: path.map((key) => ({ type: "unknown", origin: "value", input: undefined, key, value: undefined })) as unknown as [v.IssuePathItem, ...v.IssuePathItem[]],
-          }),
+          addIssue({ message, path: pathOf(path) }),
       });
     });
     out = v.pipe(out, action);

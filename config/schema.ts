@@ -3,7 +3,7 @@
 import * as v from "valibot";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
-import { bool, dnsLabel, integer, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "./rules";
+import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "./rules";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
@@ -13,6 +13,7 @@ import { tritonCrossChecks, tritonSection } from "./triton";
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
 const awsZone = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, "must be an AWS availability zone such as us-east-1a");
+const TAGS_RULE = "must be a mapping of tag keys to values";
 const tagValue = pattern(/^[\p{L}\p{Z}\p{N}_.:/=+\-@]{0,256}$/u, "must be an AWS tag value (at most 256 letters, digits, spaces and _.:/=+-@)");
 
 export const sections = {
@@ -27,10 +28,13 @@ export const sections = {
   }),
   /** Extra tags for every AWS resource (on top of the standard ones). */
   tags: v.optional(
-    v.record(
-      pattern(/^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u, "must be an AWS tag key (1-128 characters, not starting with 'aws:')"),
-      tagValue,
-      "must be a mapping of tag keys to values",
+    v.pipe(
+      mapping(TAGS_RULE),
+      v.record(
+        pattern(/^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u, "must be an AWS tag key (1-128 characters, not starting with 'aws:')"),
+        tagValue,
+        TAGS_RULE,
+      ),
     ),
     {},
   ),

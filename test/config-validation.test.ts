@@ -72,6 +72,15 @@ describe("stack configuration", () => {
     ]);
   });
 
+  it("reports keys named like prototype members as unknown too", () => {
+    assert.deepEqual(problems(withObject("monitoring", (m) => (m.constructor = 1))), [
+      "triton-platform:monitoring.constructor is not a known key (a typo would silently fall back to a default)",
+    ]);
+    const raw = base();
+    raw["triton-platform:__proto__"] = "{}";
+    assert.deepEqual(problems(raw), ["triton-platform:__proto__ is not a known key (a typo would silently fall back to a default)"]);
+  });
+
   it("names a missing required key with that key's own rule", () => {
     const p = problems(withObject("triton", (t) => delete t.groups[0].cpu));
     assert.deepEqual(p, ["triton-platform:triton.groups[0].cpu must be a Kubernetes quantity such as 16Gi, 500m or 4, got nothing"]);
@@ -81,6 +90,17 @@ describe("stack configuration", () => {
     const raw = withObject("monitoring", (m) => (m.thresholds = { ...m.thresholds, p99SloMs: "X" }));
     raw["triton-platform:monitoring"] = raw["triton-platform:monitoring"].replace('"X"', "1e999");
     assert.deepEqual(problems(raw), ["triton-platform:monitoring.thresholds.p99SloMs must be a number >= 0.001, got Infinity"]);
+  });
+
+  it("refuses a list where a mapping belongs (a section or the tags)", () => {
+    const raw = base();
+    raw["triton-platform:monitoring"] = "[]";
+    raw["triton-platform:tags"] = '["team"]';
+    assert.deepEqual(problems(raw), [
+      'triton-platform:tags must be a mapping of tag keys to values, got ["team"]',
+      "triton-platform:monitoring must be an object (a YAML mapping), got []",
+    ]);
+    assert.deepEqual(problems(withObject("monitoring", (m) => (m.thresholds = []))), ["triton-platform:monitoring.thresholds must be an object (a YAML mapping), got []"]);
   });
 
   it("reports several errors together", () => {
