@@ -14,6 +14,7 @@ import { EnvoyGateway } from "./components/gateway";
 import { TritonPriorityClass, TritonServer } from "./components/triton";
 
 const config = loadStackConfig();
+const labels = standardLabels(config);
 
 const cluster = new Cluster("cluster", { config });
 const k8sOpts = { provider: cluster.k8s };
@@ -21,7 +22,7 @@ const k8sOpts = { provider: cluster.k8s };
 // What routing and scraping need to know of each serving group.
 const servingGroups: ServingGroupRef[] = config.triton.groups.map((g) => ({ name: g.name, canary: g.canary !== undefined }));
 
-const servingNs = new ServingNamespace("triton", { name: config.triton.namespace, labels: standardLabels(config) }, k8sOpts);
+const servingNs = new ServingNamespace("triton", { name: config.triton.namespace, labels }, k8sOpts);
 
 // GPU capacity and the GPU Operator (issue 3). gpuNodes.ref carries the security group, node
 // role, labels and taint that serving, EFS and the firewall consume.
@@ -48,7 +49,7 @@ const gpuOperator = new GpuOperator(
   {
     version: config.gpu.operator.version,
     namespace: config.gpu.operator.namespace,
-    labels: standardLabels(config),
+    labels,
     host: hostSoftwareOf(config.gpu.amiType),
     serviceMonitor: config.gpu.operator.serviceMonitor,
   },
@@ -62,7 +63,7 @@ const modelRepository = new ModelRepository(
   {
     ...config.modelRepository,
     namespace: servingNs.name,
-    labels: standardLabels(config),
+    labels,
     clusterRegion: config.region,
     oidcIssuerUrl: cluster.oidcIssuerUrl,
     vpcId: cluster.vpcId,
@@ -74,7 +75,7 @@ const modelRepository = new ModelRepository(
 
 // Triton serving groups: one TritonServer per configured group (primary + optional canary),
 // reading the model repository through its binding (URI, IRSA service account or EFS claim).
-const tritonPriority = new TritonPriorityClass("triton-serving", { name: "triton-serving", labels: standardLabels(config) }, k8sOpts);
+const tritonPriority = new TritonPriorityClass("triton-serving", { name: "triton-serving", labels }, k8sOpts);
 const tritonServers = config.triton.groups.map(
   (g) =>
     new TritonServer(
@@ -82,7 +83,7 @@ const tritonServers = config.triton.groups.map(
       {
         ...g,
         namespace: config.triton.namespace,
-        labels: standardLabels(config),
+        labels,
         modelRepository: modelRepository.binding,
         priorityClassName: tritonPriority.name,
         zoneCount: config.cluster.zones.length,
@@ -97,7 +98,7 @@ const tritonServers = config.triton.groups.map(
 const monitoring = new Monitoring(
   "monitoring",
   {
-    labels: standardLabels(config),
+    labels,
     servingNamespace: config.triton.namespace,
     servingGroups,
     ...config.monitoring,
@@ -110,7 +111,7 @@ const firewall = new Firewall(
   "firewall",
   {
     namespace: config.triton.namespace,
-    labels: standardLabels(config),
+    labels,
     // Triton's egress to its models: 443 (S3, STS for IRSA) or 2049 (EFS).
     modelRepositoryEgressPort: modelRepository.binding.egressPort,
     clientCidrs: config.gateway.clientCidrs,
@@ -126,7 +127,7 @@ const gateway = new EnvoyGateway(
   "gateway",
   {
     namespace: config.triton.namespace,
-    labels: standardLabels(config),
+    labels,
     servingGroups,
     defaultGroup: config.gateway.defaultGroup,
     mirrorPercent: config.gateway.mirrorPercent,

@@ -72,10 +72,11 @@ export const UNKNOWN_KEY = "is not a known key (a typo would silently fall back 
  * reported with that key's own rule ("must be an integer >= 1, got nothing").
  */
 export function section<const T extends v.ObjectEntries>(entries: T) {
-  const message = (issue: v.BaseIssue<unknown>): string => {
+  // The object's own message: mapping() has refused non-objects, so only a missing required
+  // key (the issue's last path item) reaches it.
+  const missingKey = (issue: v.BaseIssue<unknown>): string => {
     const at = issue.path?.[issue.path.length - 1];
-    if (issue.expected !== "Object" && at?.origin === "key") return ruleOf(entries[at.key as string] as Schema);
-    return SECTION_RULE;
+    return ruleOf(at ? (entries[at.key as string] as Schema) : undefined);
   };
   // objectWithRest(never) rather than strictObject: the latter stops at the first unknown key.
   // The output type is the strict object's: the rest schema admits no value at all.
@@ -89,7 +90,7 @@ export function section<const T extends v.ObjectEntries>(entries: T) {
         if (Object.hasOwn(dataset.value, key) && !Object.hasOwn(entries, key)) addIssue({ message: UNKNOWN_KEY, path: pathOf([key]) });
       }
     }),
-    v.objectWithRest(entries, v.never(UNKNOWN_KEY), message),
+    v.objectWithRest(entries, v.never(UNKNOWN_KEY), missingKey),
   ) as unknown as v.StrictObjectSchema<T, undefined>;
 }
 
@@ -125,10 +126,7 @@ export function refined<S extends Schema>(schema: S, ...checks: ((value: v.Infer
   for (const check of checks) {
     const action = v.rawCheck<v.InferOutput<S>>(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
-      check(dataset.value, {
-        addIssue: ({ path, message }) =>
-          addIssue({ message, path: pathOf(path) }),
-      });
+      check(dataset.value, { addIssue: ({ path, message }) => addIssue({ message, path: pathOf(path) }) });
     });
     out = v.pipe(out, action);
   }

@@ -77,15 +77,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Embedded JSON is compared pretty-printed, so a one-line policy document diffs by line. */
 function asLines(s: string): string[] {
-  const t = s.trim();
-  if ((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]"))) {
-    try {
-      return JSON.stringify(JSON.parse(t), null, 2).split("\n");
-    } catch {
-      // not JSON: fall through to the text's own lines
-    }
-  }
-  return s.split("\n");
+  const json = embeddedJson(s);
+  return (json === undefined ? s : JSON.stringify(json, null, 2)).split("\n");
 }
 
 /**
