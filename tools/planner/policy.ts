@@ -65,7 +65,8 @@ export function checkPolicyConfig(policies: Policies, cfg: LevelConfig, where: s
   if (problems.length) throw new UsageError(problems.join("\n"));
 }
 
-function levelOf(policy: Policies[number], cfg: LevelConfig): EnforcementLevel {
+/** A policy's level under a stack's config: its own entry, else `all`, else the pack default. */
+export function levelOf(policy: Policies[number], cfg: LevelConfig): EnforcementLevel {
   const own = cfg[policy.name];
   const ownLevel = typeof own === "string" ? own : own?.enforcementLevel;
   const all = cfg.all;
