@@ -4,6 +4,7 @@
 // offline plan, and valibot loads in a few milliseconds where zod's full API took ~45 ms
 // (measured with `npm run bench`; the plan's start-up is what pull requests wait for).
 import * as v from "valibot";
+import { EXACT_VERSION } from "./version";
 
 /** Any schema this module builds: unknown input, typed output. */
 export type Schema<T = unknown> = v.GenericSchema<unknown, T>;
@@ -146,4 +147,4 @@ export const quantity = pattern(
 );
 
 /** Exact semantic version, no ranges: what is deployed must be reproducible. */
-export const pinnedVersion = pattern(/^v?\d+\.\d+\.\d+$/, "must be an exact version such as 1.2.3 (no ranges, no 'latest')");
+export const pinnedVersion = pattern(EXACT_VERSION, "must be an exact version such as 1.2.3 (no ranges, no 'latest')");

@@ -1,5 +1,6 @@
 // Arguments of the Monitoring component and the one place their defaults are applied.
 import type { ServingGroupRef } from "../contracts";
+import { EXACT_VERSION } from "../../config/version";
 
 /** Alert thresholds, in the units the config states (ms, ratios, °C, %, MiB/h). */
 export interface AlertThresholds {
@@ -85,8 +86,6 @@ export class MonitoringArgsError extends Error {
     this.name = "MonitoringArgsError";
   }
 }
-
-const EXACT_VERSION = /^v?\d+\.\d+\.\d+$/;
 
 /** Apply defaults once and validate; throws MonitoringArgsError naming every bad argument. */
 export function resolveMonitoring(args: MonitoringArgs): ResolvedMonitoring {

@@ -2,11 +2,11 @@
 import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../../components/contracts";
 import { GPU_AMI_TYPES, WORKER_NODE_MANAGED_POLICIES, isGpuAmiType } from "../../components/upstream/eks";
 import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
-import { reportAt, show, type Rule } from "./util";
-import { NODE_GROUP, LAUNCH_TEMPLATE, HELM_RELEASE } from "./types";
+import { EXACT_VERSION } from "../../config/version";
+import { isHelmChart, reportAt, show, type Rule } from "./util";
+import { NODE_GROUP, LAUNCH_TEMPLATE } from "./types";
 
 const GPU_NODE_GROUP_COMPONENT = "triton-platform:gpu:GpuNodeGroup";
-const EXACT_VERSION = /^v?\d+\.\d+\.\d+$/;
 
 /** A node group of GPU nodes: an NVIDIA AMI type, or labelled as the platform's GPU role. */
 function isGpuNodeGroup(props: Record<string, any>): boolean {
@@ -14,7 +14,7 @@ function isGpuNodeGroup(props: Record<string, any>): boolean {
 }
 
 function isGpuOperatorRelease(type: string, props: Record<string, any>): boolean {
-  return type === HELM_RELEASE && props.chart === GPU_OPERATOR_CHART.chart;
+  return isHelmChart(type, props, GPU_OPERATOR_CHART.chart);
 }
 
 export const gpuNodeRules: Rule[] = [

@@ -2,15 +2,10 @@
 // generated Secret, production pages someone, and the monitoring charts are pinned.
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
-import { reportAt, type Rule } from "./util";
+import { ENVIRONMENT_LABEL } from "../../components/naming";
+import { EXACT_VERSION } from "../../config/version";
+import { environmentsSchema, isHelmChart, reportAt, type EnvConfig, type Rule } from "./util";
 import { HELM_RELEASE } from "./types";
-
-const ENV_LABEL = "triton-platform/environment";
-const EXACT_VERSION = /^v?\d+\.\d+\.\d+$/;
-
-function isChart(type: string, props: Record<string, any>, chart: string): boolean {
-  return type === HELM_RELEASE && props.chart === chart;
-}
 
 export const monitoringRules: Rule[] = [
   {
@@ -22,7 +17,7 @@ export const monitoringRules: Rule[] = [
       "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
     enforcementLevel: "advisory",
     validateResource: (args, report) => {
-      if (!isChart(args.type, args.props, KUBE_PROMETHEUS_STACK_CHART.chart)) return;
+      if (!isHelmChart(args.type, args.props, KUBE_PROMETHEUS_STACK_CHART.chart)) return;
       const grafana = args.props.values?.grafana ?? {};
       if (grafana.enabled === false) return;
       // The value itself is never echoed: the message must not leak a password into CI logs.
@@ -44,15 +39,15 @@ export const monitoringRules: Rule[] = [
     enforcementLevel: "advisory",
     configSchema: {
       properties: {
-        environments: { type: "array", items: { type: "string" }, default: ["prod"], description: "Environments that must run Alertmanager." },
+        ...environmentsSchema("Environments that must run Alertmanager."),
       },
     },
     validateResource: (args, report) => {
-      if (!isChart(args.type, args.props, KUBE_PROMETHEUS_STACK_CHART.chart)) return;
-      const { environments } = args.getConfig<{ environments: string[] }>();
-      const env = args.props.values?.commonLabels?.[ENV_LABEL];
+      if (!isHelmChart(args.type, args.props, KUBE_PROMETHEUS_STACK_CHART.chart)) return;
+      const { environments } = args.getConfig<EnvConfig>();
+      const env = args.props.values?.commonLabels?.[ENVIRONMENT_LABEL];
       if (env === undefined) {
-        reportAt(report, { path: `values.commonLabels["${ENV_LABEL}"]`, value: null }, `Helm release ${args.name}: values.commonLabels["${ENV_LABEL}"] is missing, so whether Alertmanager is required cannot be decided`);
+        reportAt(report, { path: `values.commonLabels["${ENVIRONMENT_LABEL}"]`, value: null }, `Helm release ${args.name}: values.commonLabels["${ENVIRONMENT_LABEL}"] is missing, so whether Alertmanager is required cannot be decided`);
         return;
       }
       if (!environments.includes(env)) return;

@@ -3,15 +3,15 @@
 // CRDs), which only a StackValidationPolicy can see together. Rules about one component's
 // own resources stay in that component's module.
 import type { PolicyResource } from "@pulumi/policy";
-import { NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, TRITON_ALL_PODS, TRITON_PORTS, TRITON_METRICS_PORT_NAME } from "../../components/contracts";
+import { NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, TRITON_PORTS, TRITON_METRICS_PORT_NAME } from "../../components/contracts";
 import { ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ENVIRONMENT_TAG } from "../../components/naming";
 import { findMirrorPolicies, fromJson, percentOf } from "../../components/upstream/envoy";
 import { isGpuAmiType } from "../../components/upstream/eks";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { ENVOY_DATA_PATH } from "./gateway";
-import { decodeJson, parseEmbeddedOnce, reportAt, selects, show, type Rule } from "./util";
-import { STATEFUL_SET as STS, SERVICE, CONFIG_MAP, SERVICE_MONITOR, HELM_RELEASE, NODE_GROUP } from "./types";
+import { decodeJson, environmentsSchema, isHelmChart, isTritonPodLabels, type EnvConfig, parseEmbeddedOnce, reportAt, selects, show, type Rule } from "./util";
+import { STATEFUL_SET as STS, SERVICE, CONFIG_MAP, SERVICE_MONITOR, NODE_GROUP } from "./types";
 
 const HPA_TYPES = ["kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler"];
 
@@ -21,7 +21,7 @@ const podLabels = (r: PolicyResource): Record<string, string> => r.props.spec?.t
 
 /** StatefulSets whose pods are Triton pods (TRITON_ALL_PODS). */
 function tritonStatefulSets(resources: PolicyResource[]): PolicyResource[] {
-  return resources.filter((r) => r.type === STS && Object.entries(TRITON_ALL_PODS).every(([k, v]) => podLabels(r)[k] === v));
+  return resources.filter((r) => r.type === STS && isTritonPodLabels(podLabels(r)));
 }
 
 /**
@@ -188,12 +188,7 @@ function clusterReaches(cluster: Record<string, any>, svc: PolicyResource, fromN
 
 // ---- environments -----------------------------------------------------------------------
 
-interface EnvConfig {
-  environments: string[];
-}
-const environmentsSchema = {
-  environments: { type: "array", items: { type: "string" }, default: ["prod"], description: "Environments the rule applies to (tag triton-platform:environment)." },
-} as const;
+const environmentsByTag = environmentsSchema("Environments the rule applies to (tag triton-platform:environment).");
 
 /** The environment of an AWS resource: its own tag, else its provider's defaultTags. */
 function awsEnvironment(r: PolicyResource): string | undefined {
@@ -231,7 +226,7 @@ export const stackRules: Rule[] = [
     enforcementLevel: "advisory",
     validateStack: (args, report) => {
       const monitors = args.resources.filter((r) => r.type === SERVICE_MONITOR);
-      const releases = args.resources.filter((r) => r.type === HELM_RELEASE && r.props.chart === KUBE_PROMETHEUS_STACK_CHART.chart);
+      const releases = args.resources.filter((r) => isHelmChart(r.type, r.props, KUBE_PROMETHEUS_STACK_CHART.chart));
       const jobs: Record<string, any>[] = releases.flatMap((r) => r.props.values?.prometheus?.prometheusSpec?.additionalScrapeConfigs ?? []);
       const selected = monitors.filter((sm) => releases.some((rel) => prometheusSelects(rel, sm.props.metadata?.labels ?? {})));
       for (const sts of tritonStatefulSets(args.resources)) {
@@ -380,7 +375,7 @@ export const stackRules: Rule[] = [
         const group = apiGroupOf(r.type);
         const chart = group === undefined ? undefined : crdCharts[group];
         if (chart === undefined) continue;
-        const installers = args.resources.filter((x) => x.type === HELM_RELEASE && x.props.chart === chart);
+        const installers = args.resources.filter((x) => isHelmChart(x.type, x.props, chart));
         const deps = transitiveDependencies(r);
         if (installers.some((rel) => deps.has(rel.urn))) continue;
         const direct = r.dependencies.map((d) => `${d.type} ${d.name}`);
@@ -402,7 +397,7 @@ export const stackRules: Rule[] = [
     enforcementLevel: "advisory",
     configSchema: {
       properties: {
-        ...environmentsSchema,
+        ...environmentsByTag,
         minZones: { type: "integer", minimum: 1, default: 3, description: "Least distinct availability zones of a GPU type's node groups." },
       },
     },

@@ -1,20 +1,15 @@
 // Rules the Triton serving component makes enforceable. They read StatefulSets whose pods
 // carry TRITON_ALL_PODS (app.kubernetes.io/name=triton), so they also catch a Triton
 // workload someone adds by hand beside the component.
-import { TRITON_ALL_PODS } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { quantityValue } from "../../config/quantity";
-import { reportAt, selects, type Rule } from "./util";
+import { environmentsSchema, isTritonPodLabels, reportAt, selects, type EnvConfig, type Rule } from "./util";
 import { STATEFUL_SET as STS, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "./types";
 
 const GPU = "nvidia.com/gpu";
 const ZONE = "topology.kubernetes.io/zone";
 const HOST = "kubernetes.io/hostname";
-
-function isTritonPodLabels(labels: Record<string, string> | undefined): boolean {
-  return Object.entries(TRITON_ALL_PODS).every(([k, v]) => labels?.[k] === v);
-}
 
 /** A StatefulSet whose pods are Triton pods. */
 function isTritonStatefulSet(type: string, props: Record<string, any>): boolean {
@@ -40,12 +35,7 @@ function flagArgs(c: Record<string, any>): string[] {
   return [...(c.command ?? []), ...(c.args ?? [])].filter((a: string) => typeof a === "string" && a.startsWith("--"));
 }
 
-interface EnvConfig {
-  environments: string[];
-}
-const environmentsSchema = {
-  environments: { type: "array", items: { type: "string" }, default: ["prod"], description: "Environments (label triton-platform/environment) the rule applies to." },
-} as const;
+const environmentsByLabel = environmentsSchema("Environments (label triton-platform/environment) the rule applies to.");
 
 function inEnvironments(props: Record<string, any>, cfg: EnvConfig): boolean {
   return cfg.environments.includes(props.metadata?.labels?.[ENVIRONMENT_LABEL]);
@@ -245,7 +235,7 @@ export const tritonRules: Rule[] = [
     enforcementLevel: "advisory",
     configSchema: {
       properties: {
-        ...environmentsSchema,
+        ...environmentsByLabel,
         minReplicas: { type: "integer", minimum: 1, default: 3, description: "Least replicas of a primary Triton StatefulSet." },
       },
     },
@@ -269,7 +259,7 @@ export const tritonRules: Rule[] = [
     prevents: "The scheduler packing every replica into one zone or onto one node, so a single failure takes the group down.",
     remediationSteps: `Add topologySpreadConstraints on ${ZONE} (whenUnsatisfiable: DoNotSchedule) and ${HOST} (the component does).`,
     enforcementLevel: "advisory",
-    configSchema: { properties: { ...environmentsSchema } },
+    configSchema: { properties: { ...environmentsByLabel } },
     validateResource: (args, report) => {
       if (!isTritonStatefulSet(args.type, args.props) || !inEnvironments(args.props, args.getConfig<EnvConfig>())) return;
       const tsc: Record<string, any>[] = args.props.spec?.template?.spec?.topologySpreadConstraints ?? [];
@@ -287,7 +277,7 @@ export const tritonRules: Rule[] = [
     prevents: "Whatever folder lands in the model bucket going live (mode none/poll), including half-uploaded or untested models.",
     remediationSteps: "Keep the group's modelControlMode explicit and list its models.",
     enforcementLevel: "advisory",
-    configSchema: { properties: { ...environmentsSchema } },
+    configSchema: { properties: { ...environmentsByLabel } },
     validateResource: (args, report) => {
       if (!isTritonStatefulSet(args.type, args.props) || !inEnvironments(args.props, args.getConfig<EnvConfig>())) return;
       for (const { c, path } of tritonContainers(args.props)) {

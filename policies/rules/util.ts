@@ -1,5 +1,7 @@
 // Helpers shared by the rule modules. Rules read resource inputs as the engine sees them.
 import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { TRITON_ALL_PODS } from "../../components/contracts";
+import { HELM_RELEASE } from "./types";
 
 /** A rule of this pack: a Pulumi policy plus what it prevents and its domain (for the README table). */
 export type Rule = (ResourceValidationPolicy | StackValidationPolicy) & {
@@ -12,6 +14,26 @@ export type Rule = (ResourceValidationPolicy | StackValidationPolicy) & {
 /** A Kubernetes object (has apiVersion and kind), as opposed to a provider, Helm release or component. */
 export function isK8sObject(type: string, props: Record<string, any>): boolean {
   return type.startsWith("kubernetes:") && typeof props.apiVersion === "string" && typeof props.kind === "string";
+}
+
+/** Settings of a rule that applies only in some environments. */
+export interface EnvConfig {
+  environments: string[];
+}
+
+/** The configSchema entry of EnvConfig (production only by default), described for its rule. */
+export function environmentsSchema(description: string) {
+  return { environments: { type: "array", items: { type: "string" }, default: ["prod"], description } } as const;
+}
+
+/** Pod labels of a Triton pod (every label of TRITON_ALL_PODS). */
+export function isTritonPodLabels(labels: Record<string, string> | undefined): boolean {
+  return Object.entries(TRITON_ALL_PODS).every(([k, v]) => labels?.[k] === v);
+}
+
+/** A Helm release of `chart` (releases are recorded with their chart name in props.chart). */
+export function isHelmChart(type: string, props: Record<string, any>, chart: string): boolean {
+  return type === HELM_RELEASE && props.chart === chart;
 }
 
 /** Provider references are `<provider urn>::<id>`; default providers are named default or default_<version>. */
