@@ -1,4 +1,4 @@
-// Arguments of the Monitoring component and the one place their defaults are applied.
+// Arguments of the Monitoring component, their defaults (stated once, here) and where they are applied.
 import type { ServingGroupRef } from "../contracts";
 import { EXACT_VERSION } from "../../config/version";
 
@@ -29,6 +29,17 @@ export const DEFAULT_THRESHOLDS: AlertThresholds = {
   gpuUtilPercent: 95,
   gpuMemoryGrowthMiBPerHour: 256,
 };
+
+/** Defaults of the optional arguments: applied here, and stated by the stack config schema. */
+export const MONITORING_DEFAULTS = {
+  scrapeInterval: "30s",
+  retention: "15d",
+  storageSize: "50Gi",
+  prometheusReplicas: 1,
+  prometheusResources: { cpu: "500m", memory: "2Gi" },
+  alerting: { enabled: true, replicas: 1 },
+  adapterReplicas: 1,
+} as const;
 
 export interface MonitoringArgs {
   /** Standard labels of the stack, put on every object (and the charts' commonLabels). */
@@ -93,7 +104,7 @@ export function resolveMonitoring(args: MonitoringArgs): ResolvedMonitoring {
   for (const key of ["kubePrometheusStackVersion", "prometheusAdapterVersion"] as const) {
     if (!EXACT_VERSION.test(args[key])) problems.push(`'${key}' (${JSON.stringify(args[key])}) must be an exact chart version such as 1.2.3`);
   }
-  const storageSize = args.storageSize ?? "50Gi";
+  const storageSize = args.storageSize ?? MONITORING_DEFAULTS.storageSize;
   const gi = /^([1-9][0-9]*)Gi$/.exec(storageSize);
   if (!gi) problems.push(`'storageSize' (${JSON.stringify(storageSize)}) must be a size in Gi such as 100Gi`);
   if (args.servingGroups.length === 0) problems.push("'servingGroups' must name at least one serving group");
@@ -104,16 +115,19 @@ export function resolveMonitoring(args: MonitoringArgs): ResolvedMonitoring {
     servingGroups: args.servingGroups,
     kubePrometheusStackVersion: args.kubePrometheusStackVersion,
     prometheusAdapterVersion: args.prometheusAdapterVersion,
-    scrapeInterval: args.scrapeInterval ?? "30s",
-    retention: args.retention ?? "15d",
+    scrapeInterval: args.scrapeInterval ?? MONITORING_DEFAULTS.scrapeInterval,
+    retention: args.retention ?? MONITORING_DEFAULTS.retention,
     storageSize,
     // Leave 15 % headroom for the WAL and compaction; Prometheus counts GB as GiB.
     retentionSize: `${Math.max(1, Math.floor(Number(gi![1]) * 0.85))}GB`,
     storageClass: args.storageClass,
-    prometheusReplicas: args.prometheusReplicas ?? 1,
-    prometheusResources: args.prometheusResources ?? { cpu: "500m", memory: "2Gi" },
-    alerting: { enabled: args.alerting?.enabled ?? true, replicas: args.alerting?.replicas ?? 1 },
-    adapterReplicas: args.adapterReplicas ?? 1,
+    prometheusReplicas: args.prometheusReplicas ?? MONITORING_DEFAULTS.prometheusReplicas,
+    prometheusResources: args.prometheusResources ?? MONITORING_DEFAULTS.prometheusResources,
+    alerting: {
+      enabled: args.alerting?.enabled ?? MONITORING_DEFAULTS.alerting.enabled,
+      replicas: args.alerting?.replicas ?? MONITORING_DEFAULTS.alerting.replicas,
+    },
+    adapterReplicas: args.adapterReplicas ?? MONITORING_DEFAULTS.adapterReplicas,
     thresholds: { ...DEFAULT_THRESHOLDS, ...args.thresholds },
   };
 }

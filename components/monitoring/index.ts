@@ -22,12 +22,15 @@ import { queueAdapterRule } from "./adapter";
 import { dashboards } from "./dashboards";
 
 export * from "./args";
-export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additionalScrapeConfigs, TRITON_JOB, DCGM_JOB } from "./scrape";
-export { alertRuleFile, tritonAlerts, gpuAlerts } from "./rules";
-export { queueAdapterRule, queueMetricsQuery, adapterRateWindow } from "./adapter";
+export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additionalScrapeConfigs, TRITON_JOB } from "./scrape";
+export { alertRuleFile } from "./rules";
+export { queueMetricsQuery, adapterRateWindow } from "./adapter";
 export { dashboards, dashboardExpressions } from "./dashboards";
 
 export const GRAFANA_ADMIN_SECRET_NAME = "grafana-admin";
+
+/** The chart's Prometheus Service, in-cluster (the adapter's URL; with its port, the stack output). */
+const PROMETHEUS_SERVICE_URL = `http://${KPS_PROMETHEUS_SERVICE.name}.${MONITORING_NAMESPACE}.svc`;
 export const GRAFANA_ADMIN_USER = "admin";
 export const KPS_RELEASE_NAME = "kube-prometheus-stack";
 export const ADAPTER_RELEASE_NAME = "prometheus-adapter";
@@ -83,7 +86,7 @@ export function prometheusAdapterRelease(r: ResolvedMonitoring) {
     repositoryOpts: { repo: PROMETHEUS_ADAPTER_CHART.repo },
     namespace: MONITORING_NAMESPACE,
     values: prometheusAdapterValues({
-      prometheusUrl: `http://${KPS_PROMETHEUS_SERVICE.name}.${MONITORING_NAMESPACE}.svc`,
+      prometheusUrl: PROMETHEUS_SERVICE_URL,
       prometheusPort: KPS_PROMETHEUS_SERVICE.port,
       replicas: r.adapterReplicas,
       rules: [queueAdapterRule(r.scrapeInterval)],
@@ -161,7 +164,7 @@ export class Monitoring extends pulumi.ComponentResource {
 
     this.namespace = ns.metadata.name;
     this.grafanaAdminSecretName = adminSecret.metadata.name;
-    this.prometheusUrl = `http://${KPS_PROMETHEUS_SERVICE.name}.${MONITORING_NAMESPACE}.svc:${KPS_PROMETHEUS_SERVICE.port}`;
+    this.prometheusUrl = `${PROMETHEUS_SERVICE_URL}:${KPS_PROMETHEUS_SERVICE.port}`;
     this.registerOutputs({ namespace: this.namespace, grafanaAdminSecretName: this.grafanaAdminSecretName, prometheusUrl: this.prometheusUrl });
   }
 }

@@ -15,6 +15,8 @@ export const LEAK_WINDOW = "3h";
 export const FLAT_LOAD_BAND_PERCENT = 10;
 
 const MODEL_KEYS = ["namespace", TRITON_TARGET_LABELS.servingGroup, TRITON_TARGET_LABELS.track, "model", "version"];
+/** Per model of a serving group, across its tracks (the canary is compared with the primary). */
+const GROUP_MODEL_KEYS = ["namespace", TRITON_TARGET_LABELS.servingGroup, "model"];
 const by = (keys: string[]) => `by (${keys.join(", ")})`;
 const sel = (metric: string, matchers: Record<string, string> = {}) => {
   const m = { job: TRITON_JOB, ...matchers };
@@ -36,17 +38,13 @@ function failureRatio(keys: string[], failureKeys: string[], matchers: Record<st
   return extra.length ? `${failures} / ignoring (${extra.join(", ")}) group_left () ${total}` : `${failures} / ${total}`;
 }
 
-function alert(a: AlertingRule): AlertingRule {
-  return a;
-}
-
 /** Triton alerts. */
 export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
   const queueBudgetUs = t.queueTimeBudgetMs * 1000;
   const p99SloUs = t.p99SloMs * 1000;
   const loc = "{{ $labels.serving_group }}/{{ $labels.track }} model {{ $labels.model }}";
   return [
-    alert({
+    {
       alert: "TritonQueueTimeAboveBudget",
       // nv_inference_queue_duration_us is cumulative µs: rate ÷ rate(success) = average µs per request.
       expr: `${sumRate(MODEL_KEYS, TRITON_COUNTERS.queueDurationUs)} / ${sumRate(MODEL_KEYS, TRITON_COUNTERS.requestSuccess)} > ${num(queueBudgetUs)}`,
@@ -59,8 +57,8 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "Runbook: 1) check the HPA (kubectl get hpa -n <ns>) and whether it is at maxReplicas; 2) check GPU utilisation on the GPU dashboard; " +
           "3) raise replicas or the model's instance count; 4) if load is a spike, confirm the queue drains.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "TritonInferenceFailureRatioHigh",
       expr: `${failureRatio(MODEL_KEYS, [...MODEL_KEYS, "reason"])} > ${num(t.failureRatio)}`,
       for: "5m",
@@ -72,8 +70,8 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "BACKEND: the model raised an error (bad input or a broken model version); OTHER: see server logs. " +
           "Runbook: kubectl logs -n <ns> <pod> for the model; if a new version rolled out, roll back; if REJECTED, treat as capacity.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "TritonP99LatencyAboveSLO",
       // Summary quantiles need --metrics-config summary_latencies=true; max over pods is the worst pod.
       expr: `max ${by(MODEL_KEYS)} (${sel(TRITON_SUMMARIES.requestUs, { quantile: TRITON_SUMMARY_QUANTILES.p99 })}) > ${num(p99SloUs)}`,
@@ -85,8 +83,8 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "The 99th percentile of end-to-end request time (nv_inference_request_summary_us, µs) is above the SLO. " +
           "Runbook: compare queue vs compute time on the Triton dashboard; queue-bound means scale out, compute-bound means a slower model version or a saturated GPU.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "TritonTargetDown",
       expr: `up{job="${TRITON_JOB}"} == 0`,
       for: "5m",
@@ -97,8 +95,8 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "Prometheus cannot scrape a Triton pod's metrics port 8002: the pod is crashing, not ready, or a NetworkPolicy blocks the monitoring namespace. " +
           "Runbook: kubectl describe pod; kubectl logs --previous; check that the firewall allows 8002 from monitoring.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "TritonMetricsAbsent",
       expr: `absent(up{job="${TRITON_JOB}"})`,
       for: "15m",
@@ -109,8 +107,8 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "The ServiceMonitor selects no Triton metrics Service, so every other Triton alert is blind. " +
           "Runbook: kubectl get svc -n <ns> -l app.kubernetes.io/component=metrics; check the Service names match <group>[-canary]-metrics.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "TritonModelNotServing",
       expr:
         `${sumRate(MODEL_KEYS, TRITON_COUNTERS.requestSuccess, "10m")} == 0 and on (${MODEL_KEYS.join(", ")}) ` +
@@ -123,12 +121,12 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "A model receives requests (failures or pending requests) without a single success for 10 minutes: it is not ready, failed to load, or every request errors. " +
           "Runbook: curl /v2/models/<model>/ready on the pod; check the load error in the logs; check the model repository.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "TritonCanaryFailureRatioWorse",
       expr:
-        `${failureRatio(["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], ["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], { track: "canary" })} ` +
-        `> ${failureRatio(["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], ["namespace", TRITON_TARGET_LABELS.servingGroup, "model"], { track: "primary" })} + ${num(t.canaryFailureRatioMargin)}`,
+        `${failureRatio(GROUP_MODEL_KEYS, GROUP_MODEL_KEYS, { track: "canary" })} ` +
+        `> ${failureRatio(GROUP_MODEL_KEYS, GROUP_MODEL_KEYS, { track: "primary" })} + ${num(t.canaryFailureRatioMargin)}`,
       for: "10m",
       labels: { severity: "warning" },
       annotations: {
@@ -137,7 +135,7 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           `The canary's failure ratio exceeds the primary's by more than ${num(t.canaryFailureRatioMargin)} on the same (mirrored) traffic. ` +
           "Runbook: stop promoting the canary; compare failure reasons side by side on the canary dashboard; roll the canary back.",
       },
-    }),
+    },
   ];
 }
 
@@ -145,7 +143,7 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
 export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
   const gpu = "{{ $labels.Hostname }} GPU {{ $labels.gpu }}";
   return [
-    alert({
+    {
       alert: "GpuMemoryLeak",
       // FB_USED is MiB: deriv is MiB/s, ×3600 MiB/h. Load counts as flat when the 30-minute
       // average utilisation moved less than the band since the start of the window.
@@ -160,8 +158,8 @@ export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
           "Used GPU memory (DCGM_FI_DEV_FB_USED, MiB) has risen steadily for hours while utilisation stayed flat: a model or backend leaks device memory and will hit OOM. " +
           "Runbook: find the pod via the namespace/pod labels; check which model versions were loaded/unloaded; restart the pod in a quiet window; report the backend.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "GpuUtilisationSaturated",
       expr: `avg_over_time(${DCGM_METRICS.gpuUtil}[15m]) > ${num(t.gpuUtilPercent)}`,
       for: "15m",
@@ -171,8 +169,8 @@ export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
         description:
           "The GPU is saturated (DCGM_FI_DEV_GPU_UTIL, 0–100 %): queue time will grow. Runbook: check the HPA and node group headroom; add GPU nodes or replicas.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "GpuXidError",
       // DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID, not a counter: non-zero means one occurred.
       expr: `max_over_time(${DCGM_METRICS.xidErrors}[10m]) > 0`,
@@ -183,8 +181,8 @@ export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
           "The driver reported an XID error (value = the XID code). 48/63/64/74/79 mean ECC, NVLink or fallen-off-the-bus faults that need the node drained. " +
           "Runbook: look the code up in NVIDIA's XID catalogue; kubectl cordon and drain the node; let the node group replace it.",
       },
-    }),
-    alert({
+    },
+    {
       alert: "GpuTemperatureHigh",
       expr: `${DCGM_METRICS.gpuTempC} > ${num(t.gpuTempCelsius)}`,
       for: "10m",
@@ -194,7 +192,7 @@ export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
         description:
           "DCGM_FI_DEV_GPU_TEMP (°C) is above the threshold: the GPU will throttle clocks and latency rises. Runbook: check the instance's health in EC2; move load away; replace the node if it persists.",
       },
-    }),
+    },
   ];
 }
 
