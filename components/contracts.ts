@@ -95,6 +95,8 @@ export interface GpuNodesRef {
 /** uid/gid of the tritonserver image's user: pods run as it, and the EFS access point writes as it. */
 export const TRITON_UID = 1000;
 export const TRITON_GID = 1000;
+/** The extended resource the NVIDIA device plugin advertises (requests = limits per container). */
+export const GPU_RESOURCE = "nvidia.com/gpu";
 
 // ---- Monitoring ↔ GPU nodes ----------------------------------------------------------
 /**

@@ -16,9 +16,12 @@ const SUFFIX: Record<string, number> = {
   Ei: 2 ** 60,
 };
 
+/** A Kubernetes quantity as this project accepts it: a decimal number and an optional suffix. */
+export const QUANTITY = /^([0-9]+(?:\.[0-9]+)?)(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/;
+
 /** The value of a quantity such as 16Gi, 500m or 4 (bytes for memory, cores for CPU); NaN if malformed. */
 export function quantityValue(q: string): number {
-  const m = /^([0-9]+(?:\.[0-9]+)?)(m|k|Ki|M|Mi|G|Gi|T|Ti|P|Pi|E|Ei)?$/.exec(q);
+  const m = QUANTITY.exec(q);
   if (!m) return NaN;
   return Number(m[1]) * SUFFIX[m[2] ?? ""];
 }

@@ -3,6 +3,7 @@
 // stack file, each naming the key it is about.
 import * as v from "valibot";
 import { dnsLabel, integer, list, oneOf, pattern, quantity, refined, section, str, uniqueList, type CheckContext } from "./rules";
+import { tritonName } from "../components/contracts";
 import { TRITON_DEFAULTS as D, imageRef, tritonServerProblems, type TritonImage } from "../components/triton/args";
 
 /** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
@@ -109,7 +110,7 @@ export const tritonSection = section({
     // One Set pass: no per-pair comparison, so 100 groups cost 10× what 10 do.
     const names = new Map<string, number>();
     groups.forEach((g, i) => {
-      for (const n of g.canary ? [g.name, `${g.name}-canary`] : [g.name]) {
+      for (const n of g.canary ? [tritonName(g.name, "primary"), tritonName(g.name, "canary")] : [tritonName(g.name, "primary")]) {
         const prev = names.get(n);
         if (prev !== undefined) ctx.addIssue({ path: [i, "name"], message: `must be unique: ${n} is also used by groups[${prev}]` });
         else names.set(n, i);

@@ -3,14 +3,11 @@ import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { tritonRules } from "../policies/rules/triton";
 import { rules } from "../policies/rules";
+import { HORIZONTAL_POD_AUTOSCALER, POD_DISRUPTION_BUDGET, STATEFUL_SET } from "../policies/rules/types";
 import { standardLabels } from "../components/naming";
 import { resolveTritonServer, tritonHorizontalPodAutoscaler, tritonPodDisruptionBudget, tritonStatefulSet } from "../components/triton";
 
-const TYPES: Record<string, string> = {
-  StatefulSet: "kubernetes:apps/v1:StatefulSet",
-  PodDisruptionBudget: "kubernetes:policy/v1:PodDisruptionBudget",
-  HorizontalPodAutoscaler: "kubernetes:autoscaling/v2:HorizontalPodAutoscaler",
-};
+const TYPES: Record<string, string> = { StatefulSet: STATEFUL_SET, PodDisruptionBudget: POD_DISRUPTION_BUDGET, HorizontalPodAutoscaler: HORIZONTAL_POD_AUTOSCALER };
 
 /** A compliant prod serving group (primary StatefulSet, its PDB and HPA) as the planner records it. */
 function compliant(environment: "prod" | "dev" = "prod"): RecordedResource[] {

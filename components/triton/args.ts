@@ -4,6 +4,7 @@ import type { ModelRepositoryBinding, Track } from "../contracts";
 import { tritonName } from "../contracts";
 import { quantityValue } from "../../config/quantity";
 import { extraArgsErrors } from "../upstream/tritonserver";
+import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 
 export interface TritonImage {
   /** @default "nvcr.io/nvidia/tritonserver" */
@@ -16,7 +17,7 @@ export interface TritonImage {
 
 /** Defaults of a serving group; the stack config schema uses the same values. */
 export const TRITON_DEFAULTS = {
-  imageRepository: "nvcr.io/nvidia/tritonserver",
+  imageRepository: TRITON_IMAGE_REPOSITORY,
   modelControlMode: "explicit",
   replicas: 3,
   gpuCount: 1,
@@ -167,14 +168,19 @@ export function tritonServerProblems(g: TritonSizing): Problem[] {
   if (g.canary && !(g.canary.replicas >= 1)) {
     add(["canary", "replicas"], "must be >= 1: a canary with no pods receives no mirrored traffic (remove `canary` to run without one)");
   }
-  const min = g.hpa?.min ?? g.replicas;
-  const max = g.hpa?.max ?? Math.max(2 * g.replicas, min);
+  const { min, max } = hpaBounds(g.replicas, g.hpa);
   if (min > max) add(["hpa", "min"], `must be <= hpa.max (${max})`);
   else if (g.replicas < min || g.replicas > max) add(["replicas"], `must be between hpa.min (${min}) and hpa.max (${max})`);
   for (const { index, error } of extraArgsErrors(g.extraArgs)) {
     add(["extraArgs", index], `must be a real, current tritonserver flag the group does not already set (${error.message})`);
   }
   return out;
+}
+
+/** The HPA's bounds: min defaults to the replicas, max to twice them (and at least min). */
+export function hpaBounds(replicas: number, hpa?: { readonly min?: number; readonly max?: number }): { min: number; max: number } {
+  const min = hpa?.min ?? replicas;
+  return { min, max: hpa?.max ?? Math.max(2 * replicas, min) };
 }
 
 export class TritonArgsError extends Error {
@@ -191,7 +197,6 @@ export class TritonArgsError extends Error {
 export function resolveTritonServer(a: TritonServerArgs): ResolvedTritonServer {
   const d = TRITON_DEFAULTS;
   const replicas = a.replicas ?? d.replicas;
-  const hpaMin = a.hpa?.min ?? replicas;
   const modelControlMode = a.modelControlMode ?? d.modelControlMode;
   const models = a.models ?? [];
   const r = {
@@ -218,7 +223,7 @@ export function resolveTritonServer(a: TritonServerArgs): ResolvedTritonServer {
     httpHeaderForwardPattern: a.httpHeaderForwardPattern ?? d.httpHeaderForwardPattern,
     logVerbose: a.logVerbose ?? d.logVerbose,
     extraArgs: a.extraArgs ?? [],
-    hpa: { min: hpaMin, max: a.hpa?.max ?? Math.max(2 * replicas, hpaMin), targetQueueUs: a.hpa?.targetQueueUs ?? d.hpaTargetQueueUs },
+    hpa: { ...hpaBounds(replicas, a.hpa), targetQueueUs: a.hpa?.targetQueueUs ?? d.hpaTargetQueueUs },
     tracks: [
       { track: "primary", name: tritonName(a.name, "primary"), image: imageRef(a.image), models, replicas },
       ...(a.canary

@@ -4,14 +4,18 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import {
+  GPU_RESOURCE,
   GPU_TOLERATION,
   HPA_QUEUE_METRIC,
   NODE_LABEL_GPU_TYPE,
   TRITON_METRICS_PORT_NAME,
   TRITON_METRICS_SERVICE_LABEL,
+  TRITON_GID,
   TRITON_PORTS,
+  TRITON_UID,
   tritonHeadlessServiceName,
   tritonMetricsServiceName,
+  tritonName,
   tritonSelector,
   tritonServiceName,
   type ModelRepositoryBinding,
@@ -25,12 +29,9 @@ type Manifest<T> = T & { apiVersion: string; kind: string; metadata: { name: str
 /** The binding with its values known (the component unwraps the Inputs before building). */
 export type PlainBinding = pulumi.Unwrap<ModelRepositoryBinding>;
 
-/** Triton runs as the image's triton-server user. */
-export const TRITON_UID = 1000;
 /** Local copy of an S3 model repository (TRITON_AWS_MOUNT_DIRECTORY). */
 export const MODEL_CACHE_DIR = "/var/lib/triton/model-cache";
 export const CONTAINER_NAME = "triton";
-export const GPU_RESOURCE = "nvidia.com/gpu";
 /** Label of every object of a group: which part of it this is. */
 const COMPONENT = "app.kubernetes.io/component";
 
@@ -99,8 +100,8 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
           terminationGracePeriodSeconds: r.terminationGracePeriodSeconds,
           securityContext: {
             runAsUser: TRITON_UID,
-            runAsGroup: TRITON_UID,
-            fsGroup: TRITON_UID,
+            runAsGroup: TRITON_GID,
+            fsGroup: TRITON_GID,
             runAsNonRoot: true,
             seccompProfile: { type: "RuntimeDefault" },
           },
@@ -165,7 +166,7 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
               securityContext: {
                 runAsNonRoot: true,
                 runAsUser: TRITON_UID,
-                runAsGroup: TRITON_UID,
+                runAsGroup: TRITON_GID,
                 allowPrivilegeEscalation: false,
                 readOnlyRootFilesystem: true,
                 capabilities: { drop: ["ALL"] },
@@ -240,7 +241,7 @@ export function tritonPodDisruptionBudget(r: ResolvedTritonServer, track: Track)
   return {
     apiVersion: "policy/v1",
     kind: "PodDisruptionBudget",
-    metadata: meta(r, `${tritonServiceName(r.name, track)}`, track, { [COMPONENT]: "server" }),
+    metadata: meta(r, tritonName(r.name, track), track, { [COMPONENT]: "server" }),
     spec: {
       maxUnavailable: 1,
       selector: { matchLabels: tritonSelector(r.name, track) },

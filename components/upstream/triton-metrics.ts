@@ -49,12 +49,6 @@ export const TRITON_SUMMARIES = {
 /** Summary quantile label values Triton exports by default (summary_quantiles). */
 export const TRITON_SUMMARY_QUANTILES = { p50: "0.5", p90: "0.9", p99: "0.99" } as const;
 
-/** Labels Triton puts on per-model metrics. */
-export const TRITON_LABELS = { model: "model", version: "version", reason: "reason" } as const;
-
-/** Values of nv_inference_request_failure's `reason` label. */
-export const TRITON_FAILURE_REASONS = ["REJECTED", "CANCELED", "BACKEND", "OTHER"] as const;
-
 /** Every metric name Triton exports, including the _sum/_count series of the summaries. */
 export const TRITON_METRIC_NAMES: ReadonlySet<string> = new Set([
   ...Object.values(TRITON_COUNTERS),

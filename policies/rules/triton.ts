@@ -1,13 +1,13 @@
 // Rules the Triton serving component makes enforceable. They read StatefulSets whose pods
 // carry TRITON_ALL_PODS (app.kubernetes.io/name=triton), so they also catch a Triton
 // workload someone adds by hand beside the component.
+import { GPU_RESOURCE as GPU } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { quantityValue } from "../../config/quantity";
 import { environmentsSchema, isTritonPodLabels, reportAt, selects, type EnvConfig, type Rule } from "./util";
 import { STATEFUL_SET as STS, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "./types";
 
-const GPU = "nvidia.com/gpu";
 const ZONE = "topology.kubernetes.io/zone";
 const HOST = "kubernetes.io/hostname";
 
