@@ -73,7 +73,7 @@ export const HPA_QUEUE_METRIC = "triton_queue_duration_us_per_request";
 export const GATEWAY_POD_LABELS = { "app.kubernetes.io/name": "triton-gateway" } as const;
 export const GATEWAY_PORTS = { http: 8000, grpc: 8001 } as const;
 /** Envoy's Prometheus endpoint on every gateway pod (a listener that serves only this path; the admin port stays on loopback). */
-export const GATEWAY_METRICS = { port: 9902, portName: "envoy-metrics", path: "/stats/prometheus" } as const;
+export const GATEWAY_METRICS = { port: 9902, portName: "envoy-metrics" } as const;
 /** Request header (HTTP) / metadata key (gRPC) that selects the serving group; without it the stack's default group serves. */
 export const GATEWAY_GROUP_HEADER = "x-triton-group";
 

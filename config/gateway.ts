@@ -2,7 +2,7 @@
 // reach it. Defaults that belong to the component (image tag, timeouts) are applied by
 // resolveEnvoyGatewayArgs; the stack file only states what differs per stack.
 import * as v from "valibot";
-import { hasHostBits, parseCidr } from "./cidr";
+import { hasHostBits, isWorldOpen, parseCidr } from "./cidr";
 import { dnsLabel, integer, list, number, oneOf, pattern, quantity, section, uniqueList, type CheckContext } from "./rules";
 
 const CIDR_RULE = "must be a CIDR such as 10.0.0.0/16 or 2001:db8::/32 with no host bits set";
@@ -15,7 +15,7 @@ export const clientCidr = v.pipe(
     return c !== undefined && !hasHostBits(c);
   }, CIDR_RULE),
   // The gateway listens on the Triton ports 8000/8001: a /0 here would open them to the world.
-  v.check((s) => parseCidr(s)?.prefix !== 0, "must not be a world-open range (/0); list the client networks"),
+  v.check((s) => !isWorldOpen(s), "must not be a world-open range (/0); list the client networks"),
 );
 
 /** A percentage with at most 4 decimal places (Envoy's finest fraction is 1/MILLION = 0.0001 %). */

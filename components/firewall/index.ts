@@ -18,7 +18,8 @@ import {
   TRITON_PORTS,
 } from "../contracts";
 import { ENVOY_READY_PORT } from "../gateway/envoy-config";
-import { parseCidr } from "../../config/cidr";
+import { NFS_PORT } from "../upstream/aws-efs-csi";
+import { isWorldOpen, parseCidr } from "../../config/cidr";
 
 /** Arguments for the firewall. */
 export interface FirewallArgs {
@@ -48,7 +49,7 @@ export type ResolvedFirewallArgs = Required<Omit<FirewallArgs, "efsSecurityGroup
 
 export function resolveFirewallArgs(args: FirewallArgs): ResolvedFirewallArgs {
   const clientCidrs = args.clientCidrs ?? [];
-  const bad = clientCidrs.filter((c) => parseCidr(c) === undefined || parseCidr(c)!.prefix === 0);
+  const bad = clientCidrs.filter((c) => parseCidr(c) === undefined || isWorldOpen(c));
   if (bad.length) throw new pulumi.InputPropertyError({ propertyPath: "clientCidrs", reason: `must be CIDRs narrower than /0, got ${bad.join(", ")}` });
   return {
     namespace: args.namespace,
@@ -72,10 +73,7 @@ type Peer = k8s.types.input.networking.v1.NetworkPolicyPeer;
 const tcp = (port: number) => ({ protocol: "TCP", port });
 const namespacePeer = (ns: string): Peer => ({ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } });
 /** Prometheus pods of the monitoring namespace (both selectors in one peer: AND). */
-export const PROMETHEUS_PEER: Peer = {
-  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": MONITORING_NAMESPACE } },
-  podSelector: { matchLabels: { ...PROMETHEUS_POD_LABELS } },
-};
+export const PROMETHEUS_PEER: Peer = { ...namespacePeer(MONITORING_NAMESPACE), podSelector: { matchLabels: { ...PROMETHEUS_POD_LABELS } } };
 
 function policy(r: ResolvedFirewallArgs, name: string, spec: NetworkPolicy["spec"]): NetworkPolicy {
   return {
@@ -240,8 +238,8 @@ export function securityGroupRules(r: Pick<ResolvedFirewallArgs, "clientCidrs" |
       name: "efs-nfs-from-gpu-nodes",
       direction: "ingress",
       securityGroup: "efs",
-      fromPort: 2049,
-      toPort: 2049,
+      fromPort: NFS_PORT,
+      toPort: NFS_PORT,
       peer: { securityGroup: "gpuNodes" },
       description: "NFS from the GPU nodes only (model repository on EFS)",
     });

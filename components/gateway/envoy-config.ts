@@ -182,13 +182,15 @@ function httpRoutes(input: EnvoyConfigInput, group: ServingGroupRef): Route[] {
   ]);
 }
 
+/** The read-only gRPC methods (health, metadata, inference), as one RE2 path pattern. */
+const GRPC_READ_ONLY = `^/${TRITON_GRPC_SERVICE.replace(/\./g, "\\.")}/(${TRITON_READ_ONLY_GRPC_METHODS.join("|")})$`;
+
 function grpcRoutes(input: EnvoyConfigInput, group: ServingGroupRef): Route[] {
   const cluster = upstreamClusterName(group.name, "primary", "grpc");
-  const readOnly = `^/${TRITON_GRPC_SERVICE.replace(/\./g, "\\.")}/(${TRITON_READ_ONLY_GRPC_METHODS.join("|")})$`;
   return groupSelectors(input, group.name).flatMap(({ tag, headers }) => [
     {
       name: `${tag}-grpc-read`,
-      match: { safe_regex: { regex: readOnly }, headers, grpc: {} },
+      match: { safe_regex: { regex: GRPC_READ_ONLY }, headers, grpc: {} },
       route: { cluster, timeout: seconds(15), retry_policy: readRetryPolicy("connect-failure,refused-stream,reset,unavailable,cancelled"), ...mirrors(input, group, "grpc") },
     },
     {

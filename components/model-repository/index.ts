@@ -13,7 +13,7 @@ import { SecurityGroupIngressRule } from "@pulumi/aws/vpc/securityGroupIngressRu
 import { getCallerIdentityOutput } from "@pulumi/aws/getCallerIdentity";
 import { getPartitionOutput } from "@pulumi/aws/getPartition";
 import type { ModelRepositoryBinding } from "../contracts";
-import { EFS_CSI_CHART } from "../upstream/aws-efs-csi";
+import { EFS_CSI_CHART, NFS_PORT } from "../upstream/aws-efs-csi";
 import { IRSA_REGIONAL_STS_ANNOTATION, IRSA_ROLE_ANNOTATION, oidcProviderArn } from "../upstream/aws-iam";
 import { bucketHardening, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
 import { irsaTrustPolicy, modelPublishPolicy, modelReadPolicy, publisherTrustPolicy, tlsOnlyBucketPolicy } from "./policies";
@@ -342,7 +342,7 @@ export class ModelRepository extends pulumi.ComponentResource {
       serviceAccountName: this.serviceAccount.metadata.name,
       env,
       ...(volume ? { volume } : {}),
-      egressPort: r.backend === "s3" ? 443 : 2049,
+      egressPort: r.backend === "s3" ? 443 : NFS_PORT,
     };
     this.registerOutputs({
       uri: this.uri,

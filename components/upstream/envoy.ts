@@ -294,6 +294,12 @@ export function percentOf(fp: { numerator?: number; denominator?: string }): num
   return Math.min(100, ((fp.numerator ?? 0) * 100) / value);
 }
 
+/** The share of requests a parsed request_mirror_policies entry mirrors: without runtime_fraction, all of them. */
+export function mirroredPercent(policy: { runtime_fraction?: { default_value?: { numerator?: number; denominator?: string } } }): number {
+  const dv = policy.runtime_fraction?.default_value;
+  return dv ? percentOf(dv) : 100;
+}
+
 /** request_mirror_policies entry: shadow `percent` of requests to `cluster`, adjustable at runtime under `runtimeKey`. */
 export function mirrorPolicy(cluster: string, percent: number, runtimeKey: string): RequestMirrorPolicy {
   return { cluster, runtime_fraction: { default_value: fractionalPercent(percent), runtime_key: runtimeKey } };

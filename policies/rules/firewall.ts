@@ -5,7 +5,7 @@ import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { isWorldOpen } from "../../config/cidr";
 import { reportAt, selects, type LabelSelector, type Rule } from "./util";
-import { NETWORK_POLICY } from "./types";
+import { NETWORK_POLICY, SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE, SECURITY_GROUP_RULE } from "./types";
 
 const TRITON_PORT_RANGE = [TRITON_PORTS.http, TRITON_PORTS.metrics] as const; // 8000–8002
 const ALL_PROTOCOLS = new Set(["-1", "all"]);
@@ -38,13 +38,13 @@ function cidrsAt(o: Record<string, any>, fields: string[], prefix = ""): { path:
 
 /** Ingress openings of an AWS security-group resource (standalone rule, legacy rule, or inline). */
 export function sgIngressOpenings(type: string, props: Record<string, any>): Opening[] {
-  if (type === "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule") {
+  if (type === SECURITY_GROUP_INGRESS_RULE) {
     return [{ cidrs: cidrsAt(props, ["cidrIpv4", "cidrIpv6"]), protocol: props.ipProtocol, fromPort: props.fromPort, toPort: props.toPort }];
   }
-  if (type === "aws:ec2/securityGroupRule:SecurityGroupRule" && props.type === "ingress") {
+  if (type === SECURITY_GROUP_RULE && props.type === "ingress") {
     return [{ cidrs: cidrsAt(props, ["cidrBlocks", "ipv6CidrBlocks"]), protocol: props.protocol, fromPort: props.fromPort, toPort: props.toPort }];
   }
-  if (type === "aws:ec2/securityGroup:SecurityGroup") {
+  if (type === SECURITY_GROUP) {
     return (props.ingress ?? []).map((i: Record<string, any>, n: number) => ({
       cidrs: cidrsAt(i, ["cidrBlocks", "ipv6CidrBlocks"], `ingress[${n}].`),
       protocol: i.protocol,

@@ -3,7 +3,7 @@
 import { isIP } from "node:net";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
-import { ADMIN_PATHS, findMirrorPolicies, fromJson, percentOf } from "../../components/upstream/envoy";
+import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent } from "../../components/upstream/envoy";
 import { parseEmbeddedOnce, reportAt, type Rule } from "./util";
 import { CONFIG_MAP, SERVICE } from "./types";
 
@@ -11,13 +11,13 @@ const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATH
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
-/** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none. Throws on bad JSON. */
-function envoyConfigOf(type: string, props: Record<string, any>): Record<string, any> | undefined {
+/** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none (or no object). Throws on bad JSON. */
+export function envoyConfigOf(type: string, props: Record<string, any>): Record<string, any> | undefined {
   if (type !== CONFIG_MAP) return undefined;
   const text = props.data?.[ENVOY_CONFIG_FILE];
   if (typeof text !== "string") return undefined;
   const parsed = parseEmbeddedOnce(text, fromJson);
-  return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : {};
+  return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : undefined;
 }
 
 function isLoopback(address: string | undefined): boolean {
@@ -80,8 +80,7 @@ export const gatewayRules: Rule[] = [
       // One report per mirror target and percentage (a group has several routes), naming the first path.
       const over = new Map<string, { path: string; count: number; value: unknown }>();
       for (const { path, policy } of findMirrorPolicies(config)) {
-        const dv = policy.runtime_fraction?.default_value;
-        const pct = dv ? percentOf(dv) : 100; // no runtime_fraction: every request is mirrored
+        const pct = mirroredPercent(policy);
         if (pct <= maxPercent) continue;
         const key = `${pct} % to ${policy.cluster}`;
         const seen = over.get(key);

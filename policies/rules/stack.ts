@@ -4,16 +4,15 @@
 // own resources stay in that component's module.
 import type { PolicyResource } from "@pulumi/policy";
 import { NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, TRITON_PORTS, TRITON_METRICS_PORT_NAME } from "../../components/contracts";
-import { ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ENVIRONMENT_TAG } from "../../components/naming";
-import { findMirrorPolicies, fromJson, percentOf } from "../../components/upstream/envoy";
+import { findMirrorPolicies, mirroredPercent } from "../../components/upstream/envoy";
 import { isGpuAmiType } from "../../components/upstream/eks";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
-import { ENVOY_DATA_PATH } from "./gateway";
-import { decodeJson, environmentsSchema, isHelmChart, isTritonPodLabels, type EnvConfig, parseEmbeddedOnce, reportAt, selects, show, type Rule } from "./util";
-import { STATEFUL_SET as STS, SERVICE, CONFIG_MAP, SERVICE_MONITOR, NODE_GROUP } from "./types";
+import { ENVOY_DATA_PATH, envoyConfigOf } from "./gateway";
+import { decodeJson, environmentsSchema, isHelmChart, isTritonPodLabels, type EnvConfig, reportAt, selects, show, type Rule } from "./util";
+import { STATEFUL_SET as STS, SERVICE, SERVICE_MONITOR, NODE_GROUP, HORIZONTAL_POD_AUTOSCALER, HELM_RELEASE } from "./types";
 
-const HPA_TYPES = ["kubernetes:autoscaling/v2:HorizontalPodAutoscaler", "kubernetes:autoscaling/v1:HorizontalPodAutoscaler"];
+const HPA_TYPES = [HORIZONTAL_POD_AUTOSCALER, "kubernetes:autoscaling/v1:HorizontalPodAutoscaler"];
 
 const nsOf = (r: PolicyResource): string => r.props.metadata?.namespace ?? "default";
 const nameOf = (r: PolicyResource): string => r.props.metadata?.name ?? r.name;
@@ -162,10 +161,10 @@ interface EnvoyConfig {
 /** Every ConfigMap that carries a parseable Envoy bootstrap (unparseable ones are gateway-mirror-percent-within-max's to report). */
 function envoyConfigs(resources: PolicyResource[]): EnvoyConfig[] {
   const out: EnvoyConfig[] = [];
-  for (const cm of resources.filter((r) => r.type === CONFIG_MAP && typeof r.props.data?.[ENVOY_CONFIG_FILE] === "string")) {
+  for (const cm of resources) {
     try {
-      const config = parseEmbeddedOnce(cm.props.data[ENVOY_CONFIG_FILE], fromJson);
-      if (config && typeof config === "object") out.push({ cm, config: config as Record<string, any> });
+      const config = envoyConfigOf(cm.type, cm.props);
+      if (config) out.push({ cm, config });
     } catch {
       // reported elsewhere
     }
@@ -272,8 +271,7 @@ export const stackRules: Rule[] = [
         const mirrored = gateways.some(({ cm, config }) => {
           const clusters: Record<string, any>[] = config.static_resources?.clusters ?? [];
           return findMirrorPolicies(config).some(({ policy }) => {
-            const dv = policy.runtime_fraction?.default_value;
-            if (dv && percentOf(dv) <= 0) return false;
+            if (mirroredPercent(policy) <= 0) return false;
             const target = clusters.find((c) => c.name === policy.cluster);
             return target !== undefined && services.some((svc) => clusterReaches(target, svc, nsOf(cm)));
           });
@@ -371,11 +369,12 @@ export const stackRules: Rule[] = [
     },
     validateStack: (args, report) => {
       const { crdCharts } = args.getConfig<{ crdCharts: Record<string, string> }>();
+      const releases = args.resources.filter((x) => x.type === HELM_RELEASE);
       for (const r of args.resources) {
         const group = apiGroupOf(r.type);
         const chart = group === undefined ? undefined : crdCharts[group];
         if (chart === undefined) continue;
-        const installers = args.resources.filter((x) => isHelmChart(x.type, x.props, chart));
+        const installers = releases.filter((x) => x.props.chart === chart);
         const deps = transitiveDependencies(r);
         if (installers.some((rel) => deps.has(rel.urn))) continue;
         const direct = r.dependencies.map((d) => `${d.type} ${d.name}`);

@@ -17,3 +17,5 @@ export const BUCKET_VERSIONING = "aws:s3/bucketVersioning:BucketVersioning";
 export const BUCKET_PUBLIC_ACCESS_BLOCK = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock";
 export const BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy";
 export const SECURITY_GROUP_INGRESS_RULE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule";
+export const SECURITY_GROUP_RULE = "aws:ec2/securityGroupRule:SecurityGroupRule";
+export const SECURITY_GROUP = "aws:ec2/securityGroup:SecurityGroup";
