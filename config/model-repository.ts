@@ -1,6 +1,7 @@
 // The `modelRepository` section: where Triton's models live (S3 or EFS) and how it reads them,
 // with the cross-field rules that name the key (an efs backend without subnets, ...).
 import * as v from "valibot";
+import { kmsKeyRegion } from "../components/model-repository/policies";
 import { bool, dnsLabel, integer, list, oneOf, pattern, refined, section, uniqueList } from "./rules";
 
 const kmsKeyArn = pattern(
@@ -63,7 +64,7 @@ export const modelRepositorySection = refined(section({
   if (mr.s3?.publisher?.trustedPrincipalArns !== undefined && !mr.s3.publisher.enabled) {
     ctx.addIssue({ path: ["s3", "publisher", "enabled"], message: "must be true when trustedPrincipalArns is set (otherwise no publisher role is created)" });
   }
-  const keyRegion = mr.kmsKeyArn?.split(":")[3];
+  const keyRegion = mr.kmsKeyArn && kmsKeyRegion(mr.kmsKeyArn);
   if (keyRegion && mr.backend === "s3" && mr.s3?.bucketRegion && keyRegion !== mr.s3.bucketRegion) {
     ctx.addIssue({ path: ["kmsKeyArn"], message: `must be a key in the bucket's region ${mr.s3.bucketRegion} (SSE-KMS keys are regional)` });
   }

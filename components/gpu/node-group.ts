@@ -28,6 +28,7 @@ import {
   managedPolicyArn,
   type GpuAmiTypeName,
 } from "../upstream/eks";
+import { IAM_POLICY_VERSION } from "../upstream/aws-iam";
 import { gpuUserData } from "./user-data";
 
 /** Arguments for a GPU node group. */
@@ -96,7 +97,7 @@ export function gpuNodeTaintEks(): { key: string; value: string; effect: string 
 /** Trust policy: only EC2 instances assume the node role. */
 export function nodeAssumeRolePolicy(): string {
   return JSON.stringify({
-    Version: "2012-10-17",
+    Version: IAM_POLICY_VERSION,
     Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
   });
 }

@@ -4,15 +4,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { GPU_TOLERATION } from "../contracts";
-import { GPU_AMI_TYPES, type GpuAmiTypeName } from "../upstream/eks";
+import { GPU_AMI_TYPES, type GpuAmiType, type GpuAmiTypeName } from "../upstream/eks";
 import { GPU_OPERATOR_CHART, gpuOperatorChartValues, type GpuOperatorIntent } from "../upstream/gpu-operator";
 
-/** What the GPU nodes' image already provides. */
-export interface GpuHostSoftware {
-  readonly driver: boolean;
-  readonly toolkit: boolean;
-  readonly devicePlugin: boolean;
-}
+/** What the GPU nodes' image already provides (the AMI table's `ships`). */
+export type GpuHostSoftware = GpuAmiType["ships"];
 
 /** Arguments for the GPU Operator. */
 export interface GpuOperatorArgs {
@@ -54,7 +50,6 @@ export function resolveGpuOperatorArgs(args: GpuOperatorArgs): ResolvedGpuOperat
 
 /** Pure: what the operator installs, from what the host has. */
 export function gpuOperatorIntent(r: ResolvedGpuOperatorArgs): GpuOperatorIntent {
-  const tol = { key: GPU_TOLERATION.key, operator: GPU_TOLERATION.operator, effect: GPU_TOLERATION.effect };
   return {
     driver: r.host.driver ? { enabled: false } : { enabled: true, version: r.driverVersion },
     toolkit: !r.host.toolkit,
@@ -62,7 +57,7 @@ export function gpuOperatorIntent(r: ResolvedGpuOperatorArgs): GpuOperatorIntent
     // Set explicitly: the chart's default for serviceMonitor differs between versions.
     dcgmExporter: { enabled: true, serviceMonitor: r.serviceMonitor },
     // Every operand must run on the tainted GPU nodes, or the node never advertises nvidia.com/gpu.
-    tolerations: [tol],
+    tolerations: [{ ...GPU_TOLERATION }],
   };
 }
 

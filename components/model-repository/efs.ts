@@ -15,11 +15,11 @@ export const EFS_NOMINAL_CAPACITY = "1Ti";
 
 export type EfsThroughputMode = "elastic" | "bursting";
 
-export function efsFileSystemArgs(args: { kmsKeyArn: string | undefined; throughputMode: EfsThroughputMode }) {
+export function efsFileSystemArgs<K>(args: { kmsKeyId: K; throughputMode: EfsThroughputMode }) {
   return {
-    // Encrypted at rest; with the stack's (or the given) key when there is one.
+    // Encrypted at rest with the stack's (or the given) key.
     encrypted: true,
-    ...(args.kmsKeyArn ? { kmsKeyId: args.kmsKeyArn } : {}),
+    kmsKeyId: args.kmsKeyId,
     performanceMode: "generalPurpose",
     // elastic: a rollout where every pod reads the weights at once is a burst that
     // bursting-mode credits of a small file system cannot serve.

@@ -16,7 +16,7 @@ import type { ModelRepositoryBinding } from "../contracts";
 import { EFS_CSI_CHART, NFS_PORT } from "../upstream/aws-efs-csi";
 import { IRSA_REGIONAL_STS_ANNOTATION, IRSA_ROLE_ANNOTATION, oidcProviderArn } from "../upstream/aws-iam";
 import { bucketHardening, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
-import { irsaTrustPolicy, modelPublishPolicy, modelReadPolicy, publisherTrustPolicy, tlsOnlyBucketPolicy } from "./policies";
+import { irsaTrustPolicy, kmsKeyRegion, modelPublishPolicy, modelReadPolicy, publisherTrustPolicy, tlsOnlyBucketPolicy } from "./policies";
 import {
   EFS_MOUNT_PATH,
   efsAccessPointArgs,
@@ -93,6 +93,8 @@ export interface ResolvedModelRepositoryArgs {
   serviceAccountName: string;
   labels: Record<string, string>;
   clusterRegion: string;
+  /** Region of the models: the bucket's (s3) or the cluster's (efs, mounted in-region). */
+  dataRegion: string;
   modelPrefix: string;
   kmsKeyArn?: string;
   s3: {
@@ -105,10 +107,6 @@ export interface ResolvedModelRepositoryArgs {
   efs: { subnetIds: string[]; throughputMode: EfsThroughputMode };
 }
 
-/** Region part of a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>). */
-export function kmsKeyRegion(arn: string): string | undefined {
-  return arn.split(":")[3] || undefined;
-}
 
 /** Apply defaults once and check the rules between arguments; throws naming every broken one. */
 export function resolveModelRepositoryArgs(args: ModelRepositoryArgs): ResolvedModelRepositoryArgs {
@@ -119,6 +117,7 @@ export function resolveModelRepositoryArgs(args: ModelRepositoryArgs): ResolvedM
     serviceAccountName: args.serviceAccountName ?? "triton",
     labels: args.labels,
     clusterRegion: args.clusterRegion,
+    dataRegion: backend === "s3" ? bucketRegion : args.clusterRegion,
     modelPrefix: args.modelPrefix ?? "models",
     kmsKeyArn: args.kmsKeyArn,
     s3: {
@@ -142,9 +141,8 @@ export function resolveModelRepositoryArgs(args: ModelRepositoryArgs): ResolvedM
     }
   }
   // SSE-KMS and EFS both need the key in the data's own region.
-  const dataRegion = backend === "s3" ? bucketRegion : args.clusterRegion;
-  if (r.kmsKeyArn && kmsKeyRegion(r.kmsKeyArn) !== dataRegion) {
-    errors.push({ propertyPath: "kmsKeyArn", reason: `must be a key in ${dataRegion} (the ${backend === "s3" ? "bucket's" : "file system's"} region), got ${r.kmsKeyArn}` });
+  if (r.kmsKeyArn && kmsKeyRegion(r.kmsKeyArn) !== r.dataRegion) {
+    errors.push({ propertyPath: "kmsKeyArn", reason: `must be a key in ${r.dataRegion} (the ${backend === "s3" ? "bucket's" : "file system's"} region), got ${r.kmsKeyArn}` });
   }
   if (errors.length) {
     throw new pulumi.InputPropertiesError({ message: `invalid model repository arguments: ${errors.map((e) => `${e.propertyPath} ${e.reason}`).join("; ")}`, errors });
@@ -185,8 +183,7 @@ export class ModelRepository extends pulumi.ComponentResource {
     const accountId = getCallerIdentityOutput({}, parent).accountId;
 
     // S3 resources may live in another region than the provider's (aws v7 per-resource region).
-    const dataRegion = r.backend === "s3" ? r.s3.bucketRegion : r.clusterRegion;
-    const regional = dataRegion !== r.clusterRegion ? { region: dataRegion } : {};
+    const regional = r.dataRegion !== r.clusterRegion ? { region: r.dataRegion } : {};
 
     let kmsKeyArn: pulumi.Output<string>;
     if (r.kmsKeyArn) {
@@ -279,7 +276,7 @@ export class ModelRepository extends pulumi.ComponentResource {
     } else {
       const fileSystem = new efs.FileSystem(
         `${name}-fs`,
-        { ...efsFileSystemArgs({ kmsKeyArn: undefined, throughputMode: r.efs.throughputMode }), kmsKeyId: kmsKeyArn },
+        efsFileSystemArgs({ kmsKeyId: kmsKeyArn, throughputMode: r.efs.throughputMode }),
         parent,
       );
       const sg = new SecurityGroup(

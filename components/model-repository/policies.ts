@@ -3,6 +3,11 @@
 // them without the Pulumi runtime.
 import { IAM_POLICY_VERSION, STS_AUDIENCE, issuerHostPath, serviceAccountSubject } from "../upstream/aws-iam";
 
+/** Region part of a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>). */
+export function kmsKeyRegion(arn: string): string | undefined {
+  return arn.split(":")[3] || undefined;
+}
+
 export interface PolicyStatement {
   Sid?: string;
   Effect: "Allow" | "Deny";

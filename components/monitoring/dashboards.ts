@@ -2,7 +2,7 @@
 // side. Expressions use only names from components/upstream/{triton-metrics,dcgm}.ts; the
 // tests parse every one with promtool and check its metric names.
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
-import { DCGM_METRICS } from "../upstream/dcgm";
+import { DCGM_LABELS, DCGM_METRICS } from "../upstream/dcgm";
 import {
   DATASOURCE_VARIABLE,
   GRAFANA_DASHBOARD_SCHEMA_VERSION,
@@ -153,12 +153,13 @@ export function tritonOverviewDashboard(): Dashboard {
 
 /** GPU dashboard from DCGM: utilisation, framebuffer, power, temperature, XID. */
 export function gpuDashboard(): Dashboard {
-  const m = `{Hostname=~"$node"}`;
-  const legend = "{{Hostname}} GPU {{gpu}}";
+  const { hostname, gpu } = DCGM_LABELS;
+  const m = `{${hostname}=~"$node"}`;
+  const legend = `{{${hostname}}} GPU {{${gpu}}}`;
   return dashboard(
     "triton-gpu",
     "Triton / GPU (DCGM)",
-    [labelVariable("node", "Node", DCGM_METRICS.gpuUtil, "Hostname")],
+    [labelVariable("node", "Node", DCGM_METRICS.gpuUtil, hostname)],
     [
       { title: "GPU utilisation", unit: "percent", targets: [{ expr: `${DCGM_METRICS.gpuUtil}${m}`, legend }] },
       {

@@ -2,7 +2,7 @@
 // components/upstream/{triton-metrics,dcgm}.ts, every unit conversion is written here once
 // (config thresholds are ms/%, Triton durations are µs, DCGM framebuffer is MiB).
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
-import { DCGM_METRICS } from "../upstream/dcgm";
+import { DCGM_LABELS, DCGM_METRICS } from "../upstream/dcgm";
 import type { AlertingRule, RuleFile } from "../upstream/prometheus";
 import type { AlertThresholds } from "./args";
 import { TRITON_JOB, TRITON_TARGET_LABELS } from "./scrape";
@@ -141,7 +141,7 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
 
 /** GPU alerts, from the DCGM exporter. */
 export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
-  const gpu = "{{ $labels.Hostname }} GPU {{ $labels.gpu }}";
+  const gpu = `{{ $labels.${DCGM_LABELS.hostname} }} GPU {{ $labels.${DCGM_LABELS.gpu} }}`;
   return [
     {
       alert: "GpuMemoryLeak",

@@ -60,9 +60,6 @@ export function isGpuAmiType(v: unknown): v is GpuAmiTypeName {
   return typeof v === "string" && Object.prototype.hasOwnProperty.call(GPU_AMI_TYPES, v);
 }
 
-/** Kubernetes taint effect → the EKS API's spelling (NodeGroup.taints[].effect). */
-export const EKS_TAINT_EFFECT = { NoSchedule: "NO_SCHEDULE", NoExecute: "NO_EXECUTE", PreferNoSchedule: "PREFER_NO_SCHEDULE" } as const;
-
 /** The AWS managed policies a worker node needs, and nothing more. */
 export const WORKER_NODE_MANAGED_POLICIES = ["AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly"] as const;
 

@@ -4,14 +4,8 @@
 import type { PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { STATIC_AWS_CREDENTIAL_ENV } from "../../components/upstream/aws-iam";
 import { decodeJson, isK8sObject, reportAt, type Finding, type Rule } from "./util";
-import { BUCKET } from "./types";
+import { BUCKET, BUCKET_ENCRYPTION, BUCKET_POLICY, BUCKET_PUBLIC_ACCESS_BLOCK, BUCKET_VERSIONING } from "./types";
 
-const T = {
-  versioning: "aws:s3/bucketVersioning:BucketVersioning",
-  encryption: "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
-  publicAccessBlock: "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock",
-  policy: "aws:s3/bucketPolicy:BucketPolicy",
-} as const;
 
 /** Settings resources (aws v7: one per concern) that belong to a bucket: they depend on it, or name it. */
 export function settingsOf(resources: PolicyResource[], bucket: PolicyResource, type: string): PolicyResource[] {
@@ -51,7 +45,7 @@ const s3Encrypted: Rule = {
   validateStack: perBucket((b, all) => {
     const inline = b.props.serverSideEncryptionConfiguration?.rule?.applyServerSideEncryptionByDefault?.sseAlgorithm;
     if (KMS_ALGORITHMS.includes(inline)) return undefined;
-    const configs = settingsOf(all, b, T.encryption);
+    const configs = settingsOf(all, b, BUCKET_ENCRYPTION);
     if (configs.length === 0) {
       return {
         path: "serverSideEncryptionConfiguration",
@@ -82,7 +76,7 @@ const s3Versioned: Rule = {
   enforcementLevel: "advisory",
   validateStack: perBucket((b, all) => {
     if (b.props.versioning?.enabled === true) return undefined;
-    const configs = settingsOf(all, b, T.versioning);
+    const configs = settingsOf(all, b, BUCKET_VERSIONING);
     if (configs.length === 0) {
       return { path: "versioning.enabled", value: b.props.versioning?.enabled, message: `${bucketLabel(b)} has no BucketVersioning and versioning.enabled is ${JSON.stringify(b.props.versioning?.enabled ?? null)}` };
     }
@@ -105,7 +99,7 @@ const s3PublicAccessBlocked: Rule = {
   remediationSteps: "Add an aws.s3.BucketPublicAccessBlock for the bucket with blockPublicAcls, blockPublicPolicy, ignorePublicAcls and restrictPublicBuckets all true.",
   enforcementLevel: "advisory",
   validateStack: perBucket((b, all) => {
-    const blocks = settingsOf(all, b, T.publicAccessBlock);
+    const blocks = settingsOf(all, b, BUCKET_PUBLIC_ACCESS_BLOCK);
     if (blocks.length === 0) {
       return { path: "BucketPublicAccessBlock", value: null, message: `${bucketLabel(b)} has no BucketPublicAccessBlock: BucketPublicAccessBlock is null` };
     }
@@ -119,9 +113,14 @@ const s3PublicAccessBlocked: Rule = {
   }),
 };
 
+/** A policy document's statements: IAM allows one statement object or a list of them. */
+function statementsOf(doc: any): any[] {
+  return Array.isArray(doc?.Statement) ? doc.Statement : doc?.Statement ? [doc.Statement] : [];
+}
+
 /** Does a bucket policy document deny every non-TLS request (aws:SecureTransport false)? */
 export function deniesInsecureTransport(doc: any): boolean {
-  const statements: any[] = Array.isArray(doc?.Statement) ? doc.Statement : doc?.Statement ? [doc.Statement] : [];
+  const statements = statementsOf(doc);
   return statements.some((s) => {
     if (s?.Effect !== "Deny") return false;
     const principal = s.Principal;
@@ -141,7 +140,7 @@ const s3TlsOnly: Rule = {
   remediationSteps: "Add an aws.s3.BucketPolicy with a Deny statement for Principal \"*\", Action \"s3:*\", Condition Bool aws:SecureTransport \"false\" (components/model-repository/policies.ts tlsOnlyBucketPolicy).",
   enforcementLevel: "advisory",
   validateStack: perBucket((b, all) => {
-    const policies = settingsOf(all, b, T.policy);
+    const policies = settingsOf(all, b, BUCKET_POLICY);
     const inline = decodeJson(b.props.policy);
     if (inline !== undefined && deniesInsecureTransport(inline)) return undefined;
     if (policies.length === 0) {
@@ -173,7 +172,7 @@ export function iamDocuments(type: string, props: Record<string, any>): { where:
 
 /** Statements that Allow an S3 action on Resource "*" (or every bucket, arn:aws:s3:::*). */
 export function wildcardS3Statements(doc: any): any[] {
-  const statements: any[] = Array.isArray(doc?.Statement) ? doc.Statement : doc?.Statement ? [doc.Statement] : [];
+  const statements = statementsOf(doc);
   return statements.filter((s) => {
     if (s?.Effect !== "Allow") return false;
     const actions: string[] = [].concat(s.Action ?? []);
@@ -193,7 +192,7 @@ const iamNoWildcardS3: Rule = {
   enforcementLevel: "advisory",
   validateResource: (args, report) => {
     for (const { where, doc } of iamDocuments(args.type, args.props)) {
-      const all: any[] = Array.isArray(doc?.Statement) ? doc.Statement : doc?.Statement ? [doc.Statement] : [];
+      const all = statementsOf(doc);
       for (const s of wildcardS3Statements(doc)) {
         const path = `${where}.Statement[${all.indexOf(s)}].Resource`;
         reportAt(report, { path, value: s.Resource }, `${args.type} ${args.name}: ${path} (statement ${s.Sid ? `"${s.Sid}" ` : ""}allowing ${JSON.stringify(s.Action)}) is ${JSON.stringify(s.Resource)}`);
@@ -201,11 +200,6 @@ const iamNoWildcardS3: Rule = {
     }
   },
 };
-
-/** Pod specs of a workload manifest (Pod, the controllers with a pod template, CronJob). */
-export function podSpecs(props: Record<string, any>): any[] {
-  return podSpecPaths(props).map((p) => p.spec);
-}
 
 /** Pod specs of a workload manifest with their property paths. */
 export function podSpecPaths(props: Record<string, any>): { spec: any; path: string }[] {
