@@ -2,15 +2,15 @@
 // the planned ConfigMap of every stack and checked against the proto field table.
 import { strict as assert } from "node:assert";
 import { checkMessage } from "./envoy-v3-api";
-import { envoyInput } from "./envoy-fixture";
+import { envoyInput, readBackBootstrap } from "./envoy-fixture";
 import { one, plan } from "./helpers";
-import { ENVOY_CONFIG_FILE, envoyBootstrap } from "../components/gateway/envoy-config";
-import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, fromJson, toJson } from "../components/upstream/envoy";
+import { ENVOY_CONFIG_FILE } from "../components/gateway/envoy-config";
+import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, fromJson } from "../components/upstream/envoy";
 
 const input = envoyInput({ mirrorPercent: 12.5 });
 
 function readBack(): Record<string, any> {
-  return fromJson(toJson(envoyBootstrap(input))) as Record<string, any>;
+  return readBackBootstrap(input);
 }
 
 describe("Envoy config field names", () => {

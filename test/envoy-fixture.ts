@@ -1,5 +1,6 @@
 // One Envoy gateway input for the unit tests: two serving groups (one with a canary).
-import type { EnvoyConfigInput } from "../components/gateway";
+import { envoyBootstrap, type EnvoyConfigInput } from "../components/gateway";
+import { fromJson, toJson } from "../components/upstream/envoy";
 
 export function envoyInput(over: Partial<EnvoyConfigInput> = {}): EnvoyConfigInput {
   return {
@@ -15,4 +16,9 @@ export function envoyInput(over: Partial<EnvoyConfigInput> = {}): EnvoyConfigInp
     maxRequests: 512,
     ...over,
   };
+}
+
+/** Build a bootstrap, serialise it and read it back: assertions are on what Envoy would read. */
+export function readBackBootstrap(input: EnvoyConfigInput): Record<string, any> {
+  return fromJson(toJson(envoyBootstrap(input))) as Record<string, any>;
 }

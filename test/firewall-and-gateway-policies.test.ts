@@ -1,9 +1,7 @@
 // Each firewall and gateway policy fires on a broken resource (message names the resource,
 // the property and the value) and stays silent on the compliant planned prod stack.
 import { strict as assert } from "node:assert";
-import { plan } from "./helpers";
-import { rules } from "../policies/rules";
-import { evaluatePolicies } from "../tools/planner/policy";
+import { plan, ruleViolations } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
 import { TRITON_ALL_PODS } from "../components/contracts";
 import { ENVOY_CONFIG_FILE, gatewayConfigMap, resolveEnvoyGatewayArgs } from "../components/gateway";
@@ -14,10 +12,7 @@ function res(type: string, name: string, props: Record<string, any>): RecordedRe
 }
 
 async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}): Promise<string[]> {
-  const selected = rules.filter((r) => r.name === policy);
-  assert.equal(selected.length, 1, `policy ${policy} is registered`);
-  const vs = await evaluatePolicies(selected, resources, { all: "mandatory", [policy]: settings } as never);
-  return vs.map((v) => v.message);
+  return (await ruleViolations(policy, resources, settings)).map((v) => v.message);
 }
 
 async function prod(): Promise<RecordedResource[]> {

@@ -9,7 +9,6 @@ import {
   ENVOY_ADMIN,
   ENVOY_CONFIG_FILE,
   TRITON_READY_PATH,
-  envoyBootstrap,
   gatewayDeployment,
   gatewayPodDisruptionBudget,
   gatewayService,
@@ -18,16 +17,16 @@ import {
   workerThreads,
   type EnvoyConfigInput,
 } from "../components/gateway";
-import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, fromJson, toJson } from "../components/upstream/envoy";
+import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, fromJson } from "../components/upstream/envoy";
 import { loadConfig } from "../config";
 import { stackConfigWith } from "./stack-config-fixture";
-import { envoyInput } from "./envoy-fixture";
+import { envoyInput, readBackBootstrap } from "./envoy-fixture";
 
 const base: EnvoyConfigInput = envoyInput();
 
 /** Build, serialise and read back: assertions are on what Envoy would read. */
 function bootstrap(over: Partial<EnvoyConfigInput> = {}): Record<string, any> {
-  return fromJson(toJson(envoyBootstrap({ ...base, ...over }))) as Record<string, any>;
+  return readBackBootstrap({ ...base, ...over });
 }
 const listener = (c: Record<string, any>, name: string) => c.static_resources.listeners.find((l: { name: string }) => l.name === name);
 const hcm = (c: Record<string, any>, name: string) => listener(c, name).filter_chains[0].filters[0].typed_config;

@@ -7,6 +7,8 @@ import { spawnSync } from "node:child_process";
 import { planStack, ROOT, type RecordedResource } from "../tools/planner";
 import { copyProject } from "../tools/planner/project";
 import type { PlanResult } from "../tools/planner";
+import { evaluatePolicies, type Violation } from "../tools/planner/policy";
+import { rules } from "../policies/rules";
 
 export { ROOT };
 
@@ -21,6 +23,13 @@ export function plan(stack: string): Promise<PlanResult & { outRoot: string }> {
     plans.set(stack, p);
   }
   return p;
+}
+
+/** One rule of the pack (by name), mandatory, with its settings, over `resources`. */
+export async function ruleViolations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}): Promise<Violation[]> {
+  const selected = rules.filter((r) => r.name === policy);
+  if (selected.length !== 1) throw new Error(`policy ${policy} is not registered (exactly once)`);
+  return evaluatePolicies(selected, resources, { all: "mandatory", [policy]: settings } as never);
 }
 
 /** Custom resources of a type (e.g. "kubernetes:apps/v1:StatefulSet"). */

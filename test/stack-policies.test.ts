@@ -2,10 +2,9 @@
 // the compliant plan and fires when the link between two components is broken, naming the
 // resource, the property path and the value.
 import { strict as assert } from "node:assert";
-import { plan } from "./helpers";
+import { plan, ruleViolations } from "./helpers";
 import { rules } from "../policies/rules";
 import { stackRules } from "../policies/rules/stack";
-import { evaluatePolicies, type Violation } from "../tools/planner/policy";
 import { checkResources } from "../tools/planner/check";
 import type { RecordedResource } from "../tools/planner";
 import { SERVICE_MONITOR as SM, PROMETHEUS_RULE as PROM_RULE, HELM_RELEASE as RELEASE, SERVICE, HORIZONTAL_POD_AUTOSCALER as HPA, NODE_GROUP, CONFIG_MAP } from "../policies/rules/types";
@@ -16,11 +15,7 @@ async function planned(stack = "prod"): Promise<RecordedResource[]> {
   return structuredClone((await plan(stack)).resources);
 }
 
-async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}): Promise<Violation[]> {
-  const selected = rules.filter((r) => r.name === policy);
-  assert.equal(selected.length, 1, `policy ${policy} is registered`);
-  return evaluatePolicies(selected, resources, { all: "mandatory", [policy]: settings } as never);
-}
+const violations = ruleViolations;
 
 function find(rs: RecordedResource[], type: string, where: (r: RecordedResource) => boolean = () => true): RecordedResource {
   const r = rs.find((x) => x.type === type && where(x));
