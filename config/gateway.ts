@@ -2,8 +2,8 @@
 // reach it. Defaults that belong to the component (image tag, timeouts) are applied by
 // resolveEnvoyGatewayArgs; the stack file only states what differs per stack.
 import * as v from "valibot";
-import { hasHostBits, isWorldOpen, parseCidr } from "./cidr";
-import { dnsLabel, integer, list, number, oneOf, pattern, quantity, section, uniqueList, type CheckContext } from "./rules";
+import { hasHostBits, isWorldOpen, parseCidr } from "../lib/cidr";
+import { dnsLabel, integer, list, number, oneOf, pattern, quantity, section, uniqueList, type CheckContext } from "../lib/schema";
 
 const CIDR_RULE = "must be a CIDR such as 10.0.0.0/16 or 2001:db8::/32 with no host bits set";
 

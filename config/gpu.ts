@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { checkTritonImages } from "../components/gpu/compatibility";
 import { GPU_AMI_TYPE_NAMES, GPU_BY_INSTANCE_FAMILY, instanceFamily, isGpuAmiType } from "../components/upstream/eks";
 import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
-import { bool, dnsLabel, integer, oneOf, pattern, pinnedVersion, refined, section, uniqueList, type CheckContext } from "./rules";
+import { bool, dnsLabel, integer, oneOf, pattern, pinnedVersion, refined, section, uniqueList, type CheckContext } from "../lib/schema";
 import { tritonImageRefs } from "./triton";
 
 const instanceType = pattern(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, "must be an EC2 instance type such as g5.xlarge");

@@ -2,7 +2,7 @@
 // with the cross-field rules that name the key (an efs backend without subnets, ...).
 import * as v from "valibot";
 import { kmsKeyRegion } from "../components/model-repository/policies";
-import { bool, dnsLabel, integer, list, oneOf, pattern, refined, section, uniqueList } from "./rules";
+import { bool, dnsLabel, integer, list, oneOf, pattern, refined, section, uniqueList } from "../lib/schema";
 
 const kmsKeyArn = pattern(
   /^arn:aws[a-z-]*:kms:[a-z]{2}(-gov)?-[a-z]+-\d:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/,

@@ -1,5 +1,5 @@
 // Rules of the `monitoring` section that read other sections.
-import type { CheckContext } from "./rules";
+import type { CheckContext } from "../lib/schema";
 import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
 
 /** The DCGM exporter is scraped once: by the monitoring component, or by the GPU Operator's ServiceMonitor. */

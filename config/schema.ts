@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
 import { DEFAULT_THRESHOLDS as T, MONITORING_DEFAULTS as M } from "../components/monitoring/args";
-import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "./rules";
+import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "../lib/schema";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";

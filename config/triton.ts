@@ -2,7 +2,7 @@
 // TritonServer (components/triton); the rules here are the ones a person can fix in the
 // stack file, each naming the key it is about.
 import * as v from "valibot";
-import { dnsLabel, integer, list, oneOf, pattern, quantity, refined, section, str, uniqueList, type CheckContext } from "./rules";
+import { dnsLabel, integer, list, oneOf, pattern, quantity, refined, section, str, uniqueList, type CheckContext } from "../lib/schema";
 import { tritonName } from "../components/contracts";
 import { TRITON_DEFAULTS as D, imageRef, tritonServerProblems, type TritonImage } from "../components/triton/args";
 

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { ofType, plan } from "./helpers";
 import { GATEWAY_POD_LABELS, MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS } from "../components/contracts";
 import { PROMETHEUS_PEER, networkPolicies, resolveFirewallArgs, securityGroupRuleArgs, securityGroupRules, type FirewallArgs } from "../components/firewall";
-import { isWorldOpen } from "../config/cidr";
+import { isWorldOpen } from "../lib/cidr";
 import { loadConfig } from "../config";
 import { stackConfigWith } from "./stack-config-fixture";
 import { sgIngressOpenings } from "../policies/rules/firewall";

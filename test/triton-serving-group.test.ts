@@ -23,7 +23,7 @@ import {
   type TritonServerArgs,
 } from "../components/triton";
 import { parseTritonServerArgs } from "../components/upstream/tritonserver";
-import { quantityValue } from "../config/quantity";
+import { quantityValue } from "../lib/quantity";
 import { STATEFUL_SET as STS, SERVICE as SVC, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "../policies/rules/types";
 
 

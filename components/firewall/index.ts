@@ -19,7 +19,7 @@ import {
 } from "../contracts";
 import { ENVOY_READY_PORT } from "../gateway/envoy-config";
 import { NFS_PORT } from "../upstream/aws-efs-csi";
-import { isWorldOpen, parseCidr } from "../../config/cidr";
+import { isWorldOpen, parseCidr } from "../../lib/cidr";
 
 /** Arguments for the firewall. */
 export interface FirewallArgs {

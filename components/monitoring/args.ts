@@ -1,6 +1,6 @@
 // Arguments of the Monitoring component, their defaults (stated once, here) and where they are applied.
 import type { ServingGroupRef } from "../contracts";
-import { EXACT_VERSION } from "../../config/version";
+import { EXACT_VERSION } from "../../lib/version";
 
 /** Alert thresholds, in the units the config states (ms, ratios, °C, %, MiB/h). */
 export interface AlertThresholds {

@@ -2,7 +2,7 @@
 // and the cross-field rules shared with the stack config's validation.
 import type { ModelRepositoryBinding, Track } from "../contracts";
 import { tritonName } from "../contracts";
-import { quantityValue } from "../../config/quantity";
+import { quantityValue } from "../../lib/quantity";
 import { extraArgsErrors } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 

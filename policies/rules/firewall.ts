@@ -3,7 +3,7 @@
 // selected by a NetworkPolicy.
 import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
-import { isWorldOpen } from "../../config/cidr";
+import { isWorldOpen } from "../../lib/cidr";
 import { reportAt, selects, type LabelSelector, type Rule } from "./util";
 import { NETWORK_POLICY, SECURITY_GROUP, SECURITY_GROUP_INGRESS_RULE, SECURITY_GROUP_RULE } from "./types";
 

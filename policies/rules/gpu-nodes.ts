@@ -2,7 +2,7 @@
 import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../../components/contracts";
 import { GPU_AMI_TYPES, WORKER_NODE_MANAGED_POLICIES, isGpuAmiType } from "../../components/upstream/eks";
 import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
-import { EXACT_VERSION } from "../../config/version";
+import { EXACT_VERSION } from "../../lib/version";
 import { isHelmChart, reportAt, show, type Rule } from "./util";
 import { NODE_GROUP, LAUNCH_TEMPLATE } from "./types";
 

@@ -3,7 +3,7 @@
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
-import { EXACT_VERSION } from "../../config/version";
+import { EXACT_VERSION } from "../../lib/version";
 import { environmentsSchema, isHelmChart, reportAt, type EnvConfig, type Rule } from "./util";
 import { HELM_RELEASE } from "./types";
 

@@ -4,7 +4,7 @@
 import { GPU_RESOURCE as GPU } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
-import { quantityValue } from "../../config/quantity";
+import { quantityValue } from "../../lib/quantity";
 import { environmentsSchema, isTritonPodLabels, reportAt, selects, type EnvConfig, type Rule } from "./util";
 import { STATEFUL_SET as STS, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "./types";
 

@@ -43,9 +43,9 @@ export function runCli(main: () => Promise<number>): void {
       process.exitCode = code;
     },
     (e: unknown) => {
-      // By name: each planned stack loads the program's modules afresh (ConfigError included),
+      // By name: each planned stack loads the program's modules afresh (SettingsError included),
       // and `npm run policy` does not load the config module at all.
-      if (e instanceof Error && (e.name === "ConfigError" || e.name === UsageError.name)) {
+      if (e instanceof Error && (e.name === "SettingsError" || e.name === UsageError.name)) {
         process.stderr.write(`error: ${e.message}\n`);
         process.exitCode = EXIT_USAGE;
       } else {

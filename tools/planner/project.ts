@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 
-const PROJECT_ENTRIES = ["Pulumi.yaml", "index.ts", "config", "components", "policies", "tools", "package.json", "tsconfig.json"];
+const PROJECT_ENTRIES = ["Pulumi.yaml", "index.ts", "lib", "config", "components", "policies", "tools", "package.json", "tsconfig.json"];
 
 /** Copy `root`'s program to a temp folder (node_modules linked) with `stacks` (name → YAML) as its stack files. */
 export function copyProject(root: string, stacks: Record<string, string>): string {

@@ -99,7 +99,7 @@ function forgetProgram(root: string): void {
 
 /**
  * Plan one stack: run `root/index.ts` with the stack's config under mocks and return what
- * was registered. Errors thrown by the program (e.g. ConfigError) propagate unchanged.
+ * was registered. Errors thrown by the program (e.g. SettingsError) propagate unchanged.
  */
 export function recordStack(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
   // One stack at a time, each with a fresh runtime store installed as the SDK's global
@@ -181,7 +181,7 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
     };
 
     forgetProgram(root);
-    // A program error (e.g. ConfigError) is kept and rethrown once the runtime is idle, so it
+    // A program error (e.g. SettingsError) is kept and rethrown once the runtime is idle, so it
     // surfaces once, here, instead of also as an unhandled rejection inside the SDK.
     let programError: unknown;
     // The SDK records a stack trace on every promise it creates (debuggablePromise, for its

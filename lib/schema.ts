@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { QUANTITY } from "./quantity";
 import { EXACT_VERSION } from "./version";
+import { keyPath, problemLine, SettingsError, show, type SettingProblem } from "./errors";
 
 /** Any schema this module builds: unknown input, typed output. */
 export type Schema<T = unknown> = v.GenericSchema<unknown, T>;
@@ -146,3 +147,71 @@ export const quantity = pattern(QUANTITY, "must be a Kubernetes quantity such as
 
 /** Exact semantic version, no ranges: what is deployed must be reproducible. */
 export const pinnedVersion = pattern(EXACT_VERSION, "must be an exact version such as 1.2.3 (no ranges, no 'latest')");
+
+// ---- Documentation of a key ------------------------------------------------------------
+/**
+ * Document a key: its description (and, for a default that is derived rather than a literal,
+ * how it is derived). `npm run docs` reads these into the docs pages' key tables and the
+ * config descriptions of Pulumi.yaml, so the text is written once, beside the rule.
+ */
+export function doc<S extends Schema>(schema: S, description: string, opts: { default?: string } = {}): S {
+  const actions: v.PipeAction<unknown, unknown, v.BaseIssue<unknown>>[] = [v.description(description) as never];
+  if (opts.default !== undefined) actions.push(v.metadata({ defaultText: opts.default }) as never);
+  return v.pipe(schema, ...(actions as [never])) as unknown as S;
+}
+
+// ---- Parsing into SettingProblems ------------------------------------------------------
+function valueAt(root: unknown, path: PropertyKey[]): unknown {
+  let cur: unknown = root;
+  for (const p of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[p];
+  }
+  return cur;
+}
+
+/** A valibot issue as a SettingProblem, its key written after `root`. */
+export function issueProblem(issue: v.BaseIssue<unknown>, input: unknown, root: string): SettingProblem {
+  const items = issue.path ?? [];
+  const path = items.map((p) => p.key as PropertyKey);
+  const key = keyPath(path, root);
+  // An unknown key: the rule is the message; its value is beside the point.
+  if (issue.message === UNKNOWN_KEY) return { key, rule: UNKNOWN_KEY };
+  // A bad key of a mapping (e.g. a tag key): show the key, not its value.
+  const last = items[items.length - 1];
+  const shown = last?.origin === "key" && last.value !== undefined ? last.key : valueAt(input, path);
+  return { key, rule: issue.message, value: { shown: show(shown) } };
+}
+
+/** Validate `input` against `schema`: its output, or every problem (each once) with keys after `root`. */
+export function checkSettings<S extends Schema>(
+  schema: S,
+  input: unknown,
+  root = "",
+): { success: true; output: v.InferOutput<S> } | { success: false; problems: SettingProblem[] } {
+  const parsed = v.safeParse(schema, input);
+  if (parsed.success) return { success: true, output: parsed.output as v.InferOutput<S> };
+  // A value can break two checks of one rule (Infinity: finite and the bound); say it once.
+  const seen = new Set<string>();
+  const problems: SettingProblem[] = [];
+  for (const issue of parsed.issues) {
+    const p = issueProblem(issue, input, root);
+    const line = problemLine(p);
+    if (!seen.has(line)) {
+      seen.add(line);
+      problems.push(p);
+    }
+  }
+  return { success: false, problems };
+}
+
+/**
+ * Resolve a component's settings through its schema: defaults applied and rules checked by
+ * the same module the stack configuration composes, so a direct caller of the component and
+ * a stack file get the same default from the same line. Throws SettingsError naming `subject`.
+ */
+export function parseSettings<S extends Schema>(schema: S, input: unknown, subject: string): v.InferOutput<S> {
+  const r = checkSettings(schema, input);
+  if (!r.success) throw new SettingsError(subject, r.problems);
+  return r.output;
+}
