@@ -16,7 +16,7 @@ import { TritonPriorityClass, TritonServer } from "./components/triton";
 const config = loadStackConfig();
 const labels = standardLabels(config);
 
-const cluster = new Cluster("cluster", { config });
+const cluster = new Cluster("cluster", { name: config.cluster.name, region: config.region, tags: standardTags(config) });
 const k8sOpts = { provider: cluster.k8s };
 
 // What routing and scraping need to know of each serving group.

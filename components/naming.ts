@@ -1,13 +1,22 @@
 // Names and labels every component agrees on: the one place the platform's own
 // conventions live (upstream names live in components/upstream/*).
-import type { StackConfig } from "../config";
+import type { Environment } from "./cluster/schema";
+
+/** What the standard labels and tags are made of. */
+export interface StackIdentity {
+  readonly environment: Environment;
+  /** The Pulumi stack name. */
+  readonly stack: string;
+  /** Extra tags of the stack (config `tags`). */
+  readonly tags: Readonly<Record<string, string>>;
+}
 
 export const PART_OF = "triton-platform";
 /** Label carrying the stack's environment (dev | staging | prod); environment-specific policies read it. */
 export const ENVIRONMENT_LABEL = "triton-platform/environment";
 
 /** Labels on every Kubernetes object the stack creates (policy: k8s-standard-labels). */
-export function standardLabels(cfg: Pick<StackConfig, "environment">): Record<string, string> {
+export function standardLabels(cfg: Pick<StackIdentity, "environment">): Record<string, string> {
   return {
     "app.kubernetes.io/part-of": PART_OF,
     "app.kubernetes.io/managed-by": "pulumi",
@@ -19,7 +28,7 @@ export function standardLabels(cfg: Pick<StackConfig, "environment">): Record<st
 export const ENVIRONMENT_TAG = "triton-platform:environment";
 
 /** Tags on every AWS resource, applied through the AWS provider's defaultTags. */
-export function standardTags(cfg: Pick<StackConfig, "environment" | "stack" | "tags">): Record<string, string> {
+export function standardTags(cfg: StackIdentity): Record<string, string> {
   return {
     ...cfg.tags,
     [ENVIRONMENT_TAG]: cfg.environment,

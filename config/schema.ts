@@ -4,41 +4,20 @@ import * as v from "valibot";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
 import { DEFAULT_THRESHOLDS as T, MONITORING_DEFAULTS as M } from "../components/monitoring/args";
-import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "../lib/schema";
+import { bool, dnsLabel, integer, number, pattern, pinnedVersion, quantity, refined, section } from "../lib/schema";
+import { clusterSettings, environmentSetting, tagsSetting } from "../components/cluster/schema";
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
 import { tritonCrossChecks, tritonSection } from "./triton";
 
-export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
-
-const awsZone = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, "must be an AWS availability zone such as us-east-1a");
-const TAGS_RULE = "must be a mapping of tag keys to values";
-const tagValue = pattern(/^[\p{L}\p{Z}\p{N}_.:/=+\-@]{0,256}$/u, "must be an AWS tag value (at most 256 letters, digits, spaces and _.:/=+-@)");
+export { ENVIRONMENTS } from "../components/cluster/schema";
 
 export const sections = {
-  /** Which environment this stack is; drives policy levels and production defaults. */
-  environment: oneOf(ENVIRONMENTS),
-  /** The existing EKS cluster the platform is installed into. */
-  cluster: section({
-    /** EKS cluster name, looked up with aws.eks.getCluster. */
-    name: pattern(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/, "must be an EKS cluster name (letters, digits, '-' and '_', at most 100 characters)"),
-    /** Availability zones the GPU capacity spans. */
-    zones: uniqueList(awsZone, { min: 1, what: "zone" }, "must not repeat a zone"),
-  }),
-  /** Extra tags for every AWS resource (on top of the standard ones). */
-  tags: v.optional(
-    v.pipe(
-      mapping(TAGS_RULE),
-      v.record(
-        pattern(/^(?!aws:)[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$/u, "must be an AWS tag key (1-128 characters, not starting with 'aws:')"),
-        tagValue,
-        TAGS_RULE,
-      ),
-    ),
-    {},
-  ),
+  environment: environmentSetting,
+  cluster: clusterSettings,
+  tags: tagsSetting,
   /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
   triton: tritonSection,
   /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
@@ -106,4 +85,4 @@ export type StackConfig = v.InferOutput<typeof stackConfigSchema> & {
 };
 
 // Keys of other namespaces that this program reads (and so validates).
-export const awsRegion = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, "must be an AWS region such as us-east-1");
+export { awsRegion } from "../components/cluster/schema";

@@ -3,8 +3,10 @@ import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { Provider as AwsProvider } from "@pulumi/aws/provider";
 import { getClusterOutput } from "@pulumi/aws/eks/getCluster";
-import { standardTags } from "./naming";
-import type { StackConfig } from "../config";
+import { parseSettings } from "../../lib/schema";
+import { clusterArgsSettings } from "./schema";
+
+export * from "./schema";
 
 /** A kubeconfig that authenticates with `aws eks get-token` (no long-lived credentials). */
 export function eksKubeconfig(args: { name: string; endpoint: string; caData: string; region: string }): string {
@@ -30,7 +32,12 @@ export function eksKubeconfig(args: { name: string; endpoint: string; caData: st
 }
 
 export interface ClusterArgs {
-  readonly config: StackConfig;
+  /** Name of the existing EKS cluster (looked up with aws.eks.getCluster). */
+  readonly name: string;
+  /** AWS region of the cluster and of the stack's provider. */
+  readonly region: string;
+  /** Tags every AWS resource gets through the provider's defaultTags (naming.ts standardTags). */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 /** Providers and facts of the existing cluster; everything else is created against these. */
@@ -45,19 +52,19 @@ export class Cluster extends pulumi.ComponentResource {
 
   constructor(name: string, args: ClusterArgs, opts?: pulumi.ComponentResourceOptions) {
     super("triton-platform:cluster:Cluster", name, {}, opts);
-    const cfg = args.config;
+    const cfg = parseSettings(clusterArgsSettings, { name: args.name, region: args.region }, `invalid arguments of Cluster "${name}"`);
     // defaultTags: every AWS resource gets the standard tags without each component
     // having to remember them (policy: aws-provider-default-tags).
-    this.aws = new AwsProvider(`${name}-aws`, { region: cfg.region as never, defaultTags: { tags: standardTags(cfg) } }, { parent: this });
-    const eks = getClusterOutput({ name: cfg.cluster.name }, { provider: this.aws, parent: this });
-    this.name = cfg.cluster.name;
+    this.aws = new AwsProvider(`${name}-aws`, { region: cfg.region as never, defaultTags: { tags: { ...args.tags } } }, { parent: this });
+    const eks = getClusterOutput({ name: cfg.name }, { provider: this.aws, parent: this });
+    this.name = cfg.name;
     this.endpoint = eks.endpoint;
     this.oidcIssuerUrl = eks.identities.apply((ids) => ids[0]?.oidcs[0]?.issuer ?? "");
     this.vpcId = eks.vpcConfig.vpcId;
     this.clusterSecurityGroupId = eks.vpcConfig.clusterSecurityGroupId;
     const kubeconfig = pulumi
       .all([eks.endpoint, eks.certificateAuthorities.apply((cas) => cas[0]?.data ?? "")])
-      .apply(([endpoint, caData]) => eksKubeconfig({ name: cfg.cluster.name, endpoint, caData, region: cfg.region }));
+      .apply(([endpoint, caData]) => eksKubeconfig({ name: cfg.name, endpoint, caData, region: cfg.region }));
     // An explicit provider: resources never land in whatever cluster the ambient
     // kubeconfig happens to point at (policy: k8s-explicit-provider).
     this.k8s = new k8s.Provider(
