@@ -86,3 +86,15 @@ export type StackConfig = v.InferOutput<typeof stackConfigSchema> & {
 
 // Keys of other namespaces that this program reads (and so validates).
 export { awsRegion } from "../components/cluster/schema";
+
+/** The docs page of each section (its key table is generated there by npm run docs); "" for none. */
+export const SECTION_PAGES: Record<keyof typeof sections, string> = {
+  environment: "",
+  cluster: "",
+  tags: "",
+  triton: "docs/triton-serving.md",
+  gpu: "docs/gpu-nodes.md",
+  modelRepository: "docs/model-repository.md",
+  monitoring: "docs/monitoring.md",
+  gateway: "docs/gateway-and-firewall.md",
+};
