@@ -15,13 +15,13 @@ import {
 import { PROMETHEUS_ADAPTER_CHART, prometheusAdapterValues } from "../upstream/prometheus-adapter";
 import { MONITORING_API_VERSION } from "../upstream/prometheus";
 import type { Dashboard } from "../upstream/grafana";
-import { resolveMonitoring, type MonitoringArgs, type ResolvedMonitoring } from "./args";
+import { resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
 import { additionalScrapeConfigs, tritonServiceMonitor } from "./scrape";
 import { alertRuleFile } from "./rules";
 import { queueAdapterRule } from "./adapter";
 import { dashboards } from "./dashboards";
 
-export * from "./args";
+export * from "./schema";
 export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additionalScrapeConfigs, TRITON_JOB } from "./scrape";
 export { alertRuleFile } from "./rules";
 export { queueMetricsQuery, adapterRateWindow } from "./adapter";
@@ -126,7 +126,7 @@ export class Monitoring extends pulumi.ComponentResource {
 
   constructor(name: string, args: MonitoringArgs, opts?: pulumi.ComponentResourceOptions) {
     super("triton-platform:monitoring:Monitoring", name, {}, opts);
-    const r = resolveMonitoring(args);
+    const r = resolveMonitoringArgs(args, name);
 
     const ns = new k8s.core.v1.Namespace(`${name}-ns`, monitoringNamespace(r), { parent: this });
 
