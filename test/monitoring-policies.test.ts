@@ -4,14 +4,14 @@ import { strict as assert } from "node:assert";
 import { monitoringRules } from "../policies/rules/monitoring";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
-import { kubePrometheusStackRelease, prometheusAdapterRelease, resolveMonitoring } from "../components/monitoring";
+import { kubePrometheusStackRelease, prometheusAdapterRelease, resolveMonitoringArgs } from "../components/monitoring";
 import { standardLabels } from "../components/naming";
 import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
 
 const PROVIDER = "urn:pulumi:prod::triton-platform::pulumi:providers:kubernetes::cluster-k8s";
 
 function resolved(environment: "dev" | "prod", alerting = true) {
-  return resolveMonitoring({
+  return resolveMonitoringArgs({
     labels: standardLabels({ environment }),
     servingNamespace: "triton",
     servingGroups: [{ name: "vision", canary: true }],
@@ -34,7 +34,8 @@ function asResource(name: string, props: Record<string, any>): RecordedResource 
   };
 }
 
-const kps = (environment: "dev" | "prod" = "prod", alerting = true) => asResource("monitoring-kube-prometheus-stack", kubePrometheusStackRelease(resolved(environment, alerting)));
+const kps = (environment: "dev" | "prod" = "prod", alerting = true) =>
+  asResource("monitoring-kube-prometheus-stack", kubePrometheusStackRelease(resolved(environment, alerting)));
 const adapter = () => asResource("monitoring-prometheus-adapter", prometheusAdapterRelease(resolved("prod")));
 
 async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}) {

@@ -7,9 +7,9 @@ import { plan, one, ofType, ROOT } from "./helpers";
 import { readStackFile } from "../tools/planner/stackfile";
 import { MASK } from "../tools/planner/fakes";
 import { loadConfig, ConfigError } from "../config";
+import { SettingsError } from "../lib/errors";
 import {
-  resolveMonitoring,
-  MonitoringArgsError,
+  resolveMonitoringArgs,
   adapterRateWindow,
   tritonRelabelConfigs,
   dcgmScrapeConfig,
@@ -182,14 +182,22 @@ describe("monitoring component", () => {
 
     it("rejects unpinned chart versions and bad sizes, naming each argument", () => {
       assert.throws(
-        () => resolveMonitoring({ ...base, kubePrometheusStackVersion: "latest", prometheusAdapterVersion: "^4", storageSize: "1Ti", servingGroups: [] }),
-        (e: unknown) =>
-          e instanceof MonitoringArgsError &&
-          e.problems.length === 4 &&
-          /'kubePrometheusStackVersion' \("latest"\)/.test(e.message) &&
-          /'prometheusAdapterVersion' \("\^4"\)/.test(e.message) &&
-          /'storageSize' \("1Ti"\)/.test(e.message) &&
-          /'servingGroups'/.test(e.message),
+        () =>
+          resolveMonitoringArgs(
+            { ...base, kubePrometheusStackVersion: "latest", prometheusAdapterVersion: "^4", storageSize: "1Ti", servingGroups: [] },
+            "mon",
+          ),
+        (e: unknown) => {
+          assert.ok(e instanceof SettingsError, String(e));
+          assert.equal(e.subject, 'invalid arguments of Monitoring "mon"');
+          assert.equal(e.problems.length, 4, e.message);
+          const line = (re: RegExp) => assert.ok(e.problems.some((p) => re.test(p)), `${re} in\n${e.message}`);
+          line(/^kubePrometheusStackVersion must be an exact version .*, got "latest"$/);
+          line(/^prometheusAdapterVersion must be an exact version .*, got "\^4"$/);
+          line(/^storageSize must be a size in Gi .*, got "1Ti"$/);
+          line(/^servingGroups must be a list of at least 1 serving group\(s\), got \[\]$/);
+          return true;
+        },
       );
     });
 
@@ -227,6 +235,15 @@ describe("monitoring component", () => {
       assert.equal(cfg.monitoring.alerting.enabled, true);
       assert.equal(cfg.monitoring.thresholds.queueTimeBudgetMs, 50);
       assert.equal(cfg.monitoring.storageSize, "50Gi");
+    });
+
+    it("applies the schema's defaults to a direct caller as to a stack file, and derives retentionSize", () => {
+      const r = resolveMonitoringArgs({ labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }] });
+      const cfg = loadConfig(raw({}), "s").monitoring;
+      const { labels, servingNamespace, servingGroups, retentionSize, ...settings } = r;
+      assert.deepEqual(settings, cfg);
+      assert.deepEqual({ labels, servingNamespace, servingGroups }, { labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }] });
+      assert.equal(retentionSize, "42GB", "85 % of the default 50Gi");
     });
 
     it("names every bad monitoring key, its rule and its value", () => {

@@ -4,7 +4,7 @@
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
 import { DCGM_LABELS, DCGM_METRICS } from "../upstream/dcgm";
 import type { AlertingRule, RuleFile } from "../upstream/prometheus";
-import type { AlertThresholds } from "./args";
+import type { AlertThresholds } from "./schema";
 import { TRITON_JOB, TRITON_TARGET_LABELS } from "./scrape";
 
 /** rate() window of the alerts: at least four samples at the slowest allowed scrape interval (60s). */

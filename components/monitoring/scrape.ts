@@ -11,7 +11,7 @@
 import { TRITON_METRICS_PORT_NAME, TRITON_METRICS_SERVICE_LABEL, tritonMetricsServiceName, TRITON_ALL_PODS, type Track } from "../contracts";
 import { DCGM_EXPORTER } from "../upstream/dcgm";
 import { K8S_SD, MONITORING_API_VERSION, regexLiteral, toOperatorRelabel, type RelabelConfig, type ScrapeConfig } from "../upstream/prometheus";
-import type { ResolvedMonitoring } from "./args";
+import type { ResolvedMonitoring } from "./schema";
 
 /** job label of Triton targets (the alerts and the adapter select on it). */
 export const TRITON_JOB = "triton";

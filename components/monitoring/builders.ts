@@ -1,0 +1,121 @@
+// Pure builders of the Monitoring component: resolved args → the plain data of its Namespace,
+// Grafana admin Secret, Helm releases, PrometheusRule and dashboard ConfigMaps. The scrape
+// (scrape.ts), the alert rules (rules.ts), the adapter rule (adapter.ts) and the dashboards
+// (dashboards.ts) are built in their own modules; index.ts only creates resources from these.
+import type * as pulumi from "@pulumi/pulumi";
+import { MONITORING_NAMESPACE } from "../contracts";
+import { helmRelease } from "../helm";
+import {
+  GRAFANA_ADMIN_SECRET_KEYS,
+  GRAFANA_DASHBOARD_LABEL,
+  KPS_PROMETHEUS_SERVICE,
+  KUBE_PROMETHEUS_STACK_CHART,
+  kubePrometheusStackValues,
+} from "../upstream/kube-prometheus-stack";
+import { PROMETHEUS_ADAPTER_CHART, prometheusAdapterValues } from "../upstream/prometheus-adapter";
+import { MONITORING_API_VERSION } from "../upstream/prometheus";
+import type { Dashboard } from "../upstream/grafana";
+import type { ResolvedMonitoring } from "./schema";
+import { additionalScrapeConfigs } from "./scrape";
+import { alertRuleFile } from "./rules";
+import { queueAdapterRule } from "./adapter";
+import { dashboards } from "./dashboards";
+
+export const GRAFANA_ADMIN_SECRET_NAME = "grafana-admin";
+export const GRAFANA_ADMIN_USER = "admin";
+export const KPS_RELEASE_NAME = "kube-prometheus-stack";
+export const ADAPTER_RELEASE_NAME = "prometheus-adapter";
+/** Alertmanager's volume: it keeps only silences and the notification log. */
+const ALERTMANAGER_STORAGE_SIZE = "2Gi";
+
+/** The chart's Prometheus Service, in-cluster (the adapter's URL; with its port, the stack output). */
+export const PROMETHEUS_SERVICE_URL = `http://${KPS_PROMETHEUS_SERVICE.name}.${MONITORING_NAMESPACE}.svc`;
+
+/** The monitoring Namespace. */
+export function monitoringNamespace(r: ResolvedMonitoring) {
+  return {
+    metadata: {
+      name: MONITORING_NAMESPACE,
+      labels: {
+        ...r.labels,
+        // node-exporter (part of the chart) needs hostNetwork/hostPID/hostPath, which only the
+        // "privileged" level admits; "restricted" would silently leave nodes unmonitored.
+        "pod-security.kubernetes.io/enforce": "privileged",
+        "pod-security.kubernetes.io/warn": "baseline",
+      },
+    },
+  };
+}
+
+/** The Secret grafana.admin.existingSecret names; the password is generated (never a literal in code or stack files). */
+export function grafanaAdminSecret(r: ResolvedMonitoring, password: pulumi.Input<string>) {
+  return {
+    metadata: { name: GRAFANA_ADMIN_SECRET_NAME, namespace: MONITORING_NAMESPACE, labels: { ...r.labels } },
+    type: "Opaque",
+    stringData: { [GRAFANA_ADMIN_SECRET_KEYS.user]: GRAFANA_ADMIN_USER, [GRAFANA_ADMIN_SECRET_KEYS.password]: password },
+  };
+}
+
+/** The kube-prometheus-stack Helm release arguments (values included). */
+export function kubePrometheusStackRelease(r: ResolvedMonitoring) {
+  return helmRelease({
+    chart: KUBE_PROMETHEUS_STACK_CHART,
+    name: KPS_RELEASE_NAME,
+    version: r.kubePrometheusStackVersion,
+    namespace: MONITORING_NAMESPACE,
+    values: kubePrometheusStackValues({
+      commonLabels: r.labels,
+      scrapeInterval: r.scrapeInterval,
+      evaluationInterval: r.scrapeInterval,
+      retention: r.retention,
+      retentionSize: r.retentionSize,
+      storageSize: r.storageSize,
+      storageClass: r.storageClass,
+      prometheusReplicas: r.prometheusReplicas,
+      // Memory limit = request: an over-committed node OOM-kills Prometheus mid-compaction otherwise.
+      prometheusResources: { requests: { ...r.prometheusResources }, limits: { memory: r.prometheusResources.memory } },
+      additionalScrapeConfigs: additionalScrapeConfigs(r),
+      alertmanager: { enabled: r.alerting.enabled, replicas: r.alerting.replicas, storageSize: ALERTMANAGER_STORAGE_SIZE },
+      grafanaAdminSecretName: GRAFANA_ADMIN_SECRET_NAME,
+    }),
+  });
+}
+
+/** The prometheus-adapter Helm release arguments. */
+export function prometheusAdapterRelease(r: ResolvedMonitoring) {
+  return helmRelease({
+    chart: PROMETHEUS_ADAPTER_CHART,
+    name: ADAPTER_RELEASE_NAME,
+    version: r.prometheusAdapterVersion,
+    namespace: MONITORING_NAMESPACE,
+    values: prometheusAdapterValues({
+      prometheusUrl: PROMETHEUS_SERVICE_URL,
+      prometheusPort: KPS_PROMETHEUS_SERVICE.port,
+      replicas: r.adapterReplicas,
+      rules: [queueAdapterRule(r.scrapeInterval)],
+      customLabels: r.labels,
+    }),
+  });
+}
+
+/** The PrometheusRule carrying the Triton and GPU alert groups. */
+export function alertsPrometheusRule(r: ResolvedMonitoring) {
+  return {
+    apiVersion: MONITORING_API_VERSION,
+    kind: "PrometheusRule",
+    metadata: { name: "triton-platform-alerts", namespace: MONITORING_NAMESPACE, labels: { ...r.labels } },
+    spec: alertRuleFile(r.thresholds),
+  };
+}
+
+/** One ConfigMap per dashboard, labelled for the Grafana sidecar. */
+export function dashboardConfigMaps(r: ResolvedMonitoring, all: Record<string, Dashboard> = dashboards()) {
+  return Object.entries(all).map(([file, d]) => ({
+    metadata: {
+      name: `dashboard-${d.uid}`,
+      namespace: MONITORING_NAMESPACE,
+      labels: { ...r.labels, [GRAFANA_DASHBOARD_LABEL.key]: GRAFANA_DASHBOARD_LABEL.value },
+    },
+    data: { [file]: JSON.stringify(d, null, 2) },
+  }));
+}
