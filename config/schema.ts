@@ -5,7 +5,8 @@ import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometh
 import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
 import { DEFAULT_THRESHOLDS as T, MONITORING_DEFAULTS as M } from "../components/monitoring/args";
 import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "../lib/schema";
-import { gpuCrossChecks, gpuSection } from "./gpu";
+import { gpuSettings } from "../components/gpu/schema";
+import { gpuCrossChecks } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
@@ -41,8 +42,7 @@ export const sections = {
   ),
   /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
   triton: tritonSection,
-  /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
-  gpu: gpuSection,
+  gpu: gpuSettings,
   /** Where Triton's models live and how it reads them (components/model-repository). */
   modelRepository: modelRepositorySection,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
