@@ -4,7 +4,8 @@ import * as v from "valibot";
 import { refined, section } from "../lib/schema";
 import { clusterSettings, environmentSetting, tagsSetting } from "../components/cluster/schema";
 import { monitoringSettings } from "../components/monitoring/schema";
-import { gpuCrossChecks, gpuSection } from "./gpu";
+import { gpuSettings } from "../components/gpu/schema";
+import { gpuCrossChecks } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
@@ -18,8 +19,7 @@ export const sections = {
   tags: tagsSetting,
   /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
   triton: tritonSection,
-  /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
-  gpu: gpuSection,
+  gpu: gpuSettings,
   /** Where Triton's models live and how it reads them (components/model-repository). */
   modelRepository: modelRepositorySection,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */

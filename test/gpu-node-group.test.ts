@@ -1,10 +1,12 @@
 // Under the planner's mocks, each stack's GPU node group has the AMI type, taint, labels,
 // scaling, zones and launch template its config asks for, and exposes what other components use.
 import { strict as assert } from "node:assert";
-import * as pulumi from "@pulumi/pulumi";
+import fc from "fast-check";
 import { GPU_TAINT, NODE_LABEL_GPU_TYPE, NODE_LABEL_ROLE } from "../components/contracts";
-import { gpuLaunchTemplateArgs, resolveGpuNodeGroupArgs, type GpuNodeGroupArgs } from "../components/gpu/node-group";
-import { gpuUserData } from "../components/gpu/user-data";
+import { gpuLaunchTemplateArgs, gpuUserData, resolveGpuNodeGroupArgs, type GpuNodeGroupArgs } from "../components/gpu";
+import { isSettingsError, type SettingProblem } from "../lib/errors";
+import { checkSettings } from "../lib/schema";
+import { sections } from "../config/schema";
 import { plan, one, ofType } from "./helpers";
 import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT } from "../policies/rules/types";
 
@@ -117,13 +119,56 @@ describe("GPU node group", () => {
       ]);
       assert.equal(Buffer.from(lt.userData as string, "base64").toString("utf8"), gpuUserData("bottlerocket"));
     });
-    it("rejects inconsistent scaling and a hop limit above 2 with the property named", () => {
-      assert.throws(() => resolveGpuNodeGroupArgs({ ...args, scaling: { min: 2, desired: 1, max: 3 } }), (e: unknown) => {
-        assert.ok(e instanceof pulumi.InputPropertyError);
-        assert.equal(e.propertyPath, "scaling");
+    /** The problems of resolving `a`, asserting it throws one SettingsError about GpuNodeGroup "gpu". */
+    const problemsOf = (a: GpuNodeGroupArgs): readonly SettingProblem[] => {
+      let details: readonly SettingProblem[] = [];
+      assert.throws(() => resolveGpuNodeGroupArgs(a, "gpu"), (e: unknown) => {
+        assert.ok(isSettingsError(e), String(e));
+        assert.equal(e.subject, 'invalid arguments of GpuNodeGroup "gpu"');
+        details = e.details;
         return true;
       });
-      assert.throws(() => resolveGpuNodeGroupArgs({ ...args, imdsHopLimit: 3 }), /node role/);
+      return details;
+    };
+    it("rejects inconsistent scaling and a hop limit above 2, naming the key, the rule and the value", () => {
+      assert.deepEqual(problemsOf({ ...args, scaling: { min: 2, desired: 1, max: 3 } }), [
+        { key: "scaling.min", rule: "must be <= desired (1)", value: { shown: "2" } },
+      ]);
+      assert.deepEqual(problemsOf({ ...args, imdsHopLimit: 3 }), [
+        { key: "imdsHopLimit", rule: "must be 1 or 2 (a higher limit lets containers reach the node role)", value: { shown: "3" } },
+      ]);
+    });
+    it("reports every problem at once, with the stack config's rules (one schema)", () => {
+      const keys = problemsOf({ ...args, instanceTypes: [], zones: [], rootVolumeGiB: 10, maxUnavailable: 0 }).map((p) => p.key);
+      assert.deepEqual(keys.sort(), ["instanceTypes", "maxUnavailable", "rootVolumeGiB", "zones"]);
+      // Explicit subnets make the zone lookup unnecessary.
+      assert.doesNotThrow(() => resolveGpuNodeGroupArgs({ ...args, zones: [], subnetIds: ["subnet-1"] }));
+    });
+    it("property: a direct caller accepts a scaling triple exactly when the stack config does (one schema)", () => {
+      const accepts = (f: () => unknown) => {
+        try {
+          f();
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      fc.assert(
+        fc.property(fc.nat(12), fc.nat(12), fc.nat(12), (min, desired, max) => {
+          const scaling = { min, desired, max };
+          const direct = accepts(() => resolveGpuNodeGroupArgs({ ...args, scaling }));
+          const stack = checkSettings(sections.gpu, { instanceTypes: args.instanceTypes, scaling, operator: { version: "v25.10.1" } }).success;
+          return direct === stack && direct === (min <= desired && desired <= max && max >= 1);
+        }),
+        { numRuns: 200 },
+      );
+    });
+    it("derives gpuType from the instance family, as the stack config does", () => {
+      const { gpuType: _, ...noType } = args;
+      assert.equal(resolveGpuNodeGroupArgs(noType).gpuType, "nvidia-a10g");
+      assert.deepEqual(problemsOf({ ...args, gpuType: "nvidia-l4" }), [
+        { key: "gpuType", rule: "must match the instance types' GPU (nvidia-a10g)", value: { shown: '"nvidia-l4"' } },
+      ]);
     });
   });
 });

@@ -2,7 +2,11 @@
 // and sets the dcgm-exporter ServiceMonitor explicitly.
 import { strict as assert } from "node:assert";
 import { GPU_TOLERATION } from "../components/contracts";
-import { gpuOperatorValues, hostSoftwareOf, resolveGpuOperatorArgs, type GpuOperatorArgs } from "../components/gpu/operator";
+import { gpuOperatorRelease, gpuOperatorValues, hostSoftwareOf, resolveGpuOperatorArgs, type GpuOperatorArgs } from "../components/gpu";
+import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
+import { sections } from "../config/schema";
+import { checkSettings } from "../lib/schema";
+import { isSettingsError } from "../lib/errors";
 import { GPU_AMI_TYPE_NAMES } from "../components/upstream/eks";
 import { plan, ofType } from "./helpers";
 
@@ -32,16 +36,43 @@ describe("GPU Operator values", () => {
   });
 
   it("refuses an unpinned driver on a plain image, and a driver version the image would ignore", () => {
-    assert.throws(
-      () => values({ host: { driver: false, toolkit: false, devicePlugin: false } }),
-      (e: any) => e.propertyPath === "driverVersion" && /must pin/.test(e.message),
-    );
-    assert.throws(() => values({ driverVersion: "580.105.08" }), /must not be set when the node image ships its driver/);
+    const refused = (a: Partial<GpuOperatorArgs>) => {
+      let problems: unknown;
+      assert.throws(() => resolveGpuOperatorArgs({ ...base, ...a }, "gpu-operator"), (e: unknown) => {
+        assert.ok(isSettingsError(e), String(e));
+        assert.equal(e.subject, 'invalid arguments of GpuOperator "gpu-operator"');
+        problems = e.details;
+        return true;
+      });
+      return problems;
+    };
+    assert.deepEqual(refused({ host: { driver: false, toolkit: false, devicePlugin: false } }), [
+      { key: "driverVersion", rule: "must pin the driver the operator installs on a host without one (host.driver is false)", value: { shown: "nothing" } },
+    ]);
+    assert.deepEqual(refused({ driverVersion: "580.105.08" }), [
+      { key: "driverVersion", rule: "must not be set when the node image ships its driver (the operator would not use it)", value: { shown: '"580.105.08"' } },
+    ]);
   });
 
   it("dcgm-exporter on, its ServiceMonitor set explicitly either way", () => {
-    assert.deepEqual(values({}).dcgmExporter, { enabled: true, serviceMonitor: { enabled: true } });
+    assert.deepEqual(values({}).dcgmExporter, { enabled: true, serviceMonitor: { enabled: !DCGM_SCRAPED_BY_MONITORING } });
+    assert.deepEqual(values({ serviceMonitor: true }).dcgmExporter, { enabled: true, serviceMonitor: { enabled: true } });
     assert.deepEqual(values({ serviceMonitor: false }).dcgmExporter, { enabled: true, serviceMonitor: { enabled: false } });
+  });
+
+  it("a direct caller gets the stack config's defaults: no second dcgm-exporter scrape, namespace gpu-operator", () => {
+    // A stack's gpu section that sets neither key.
+    const parsed = checkSettings(sections.gpu, { instanceTypes: ["g5.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } });
+    assert.ok(parsed.success);
+    const stackGpu = parsed.output.operator;
+    const direct = resolveGpuOperatorArgs(base);
+    assert.equal(direct.serviceMonitor, false);
+    assert.equal(direct.serviceMonitor, stackGpu.serviceMonitor);
+    assert.equal(direct.namespace, stackGpu.namespace);
+    // What GpuOperator hands to the Helm release.
+    const rel = gpuOperatorRelease(direct, direct.namespace) as any;
+    assert.equal(rel.values.dcgmExporter.serviceMonitor.enabled, false);
+    assert.deepEqual([rel.name, rel.chart, rel.version, rel.atomic, rel.timeout], ["gpu-operator", "gpu-operator", "v25.10.1", true, 900]);
   });
 
   it("operator, operand DaemonSets and NFD worker tolerate the GPU taint", () => {

@@ -1,0 +1,204 @@
+// Pure builders of the GPU components: resolved args in, plain resource arguments out (launch
+// template, node group, security group, IAM documents, operator namespace, values and Helm
+// release). Tests and the policy pack call them without the Pulumi runtime.
+import type * as pulumi from "@pulumi/pulumi";
+import type * as k8s from "@pulumi/kubernetes";
+import type { LaunchTemplateArgs } from "@pulumi/aws/ec2/launchTemplate";
+import type { SecurityGroupArgs } from "@pulumi/aws/ec2/securityGroup";
+import type { GetSubnetsOutputArgs } from "@pulumi/aws/ec2/getSubnets";
+import type { RoleArgs } from "@pulumi/aws/iam/role";
+import type { NodeGroupArgs } from "@pulumi/aws/eks/nodeGroup";
+import type { ReleaseArgs } from "@pulumi/kubernetes/helm/v3";
+import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, GPU_TOLERATION, NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../contracts";
+import { GPU_AMI_TYPES, PRIVATE_SUBNET_TAG, WORKER_NODE_MANAGED_POLICIES, awsPartition, managedPolicyArn } from "../upstream/eks";
+import type { GpuAmiType, GpuAmiTypeName } from "../upstream/eks";
+import { IAM_POLICY_VERSION } from "../upstream/aws-iam";
+import { GPU_OPERATOR_CHART, gpuOperatorChartValues, type GpuOperatorIntent } from "../upstream/gpu-operator";
+import { helmRelease } from "../helm";
+import { gpuUserData } from "./user-data";
+import type { ResolvedGpuNodeGroupArgs, ResolvedGpuOperatorArgs } from "./schema";
+
+// ---- GPU node group ----------------------------------------------------------------------
+/** Node labels Triton pods select on. */
+export function gpuNodeLabels(gpuType: string): Record<string, string> {
+  return { [NODE_LABEL_ROLE]: NODE_ROLE_GPU, [NODE_LABEL_GPU_TYPE]: gpuType };
+}
+
+/** The GPU taint as the EKS API spells it. */
+export function gpuNodeTaintEks(): { key: string; value: string; effect: string } {
+  return { key: GPU_TAINT.key, value: GPU_TAINT.value, effect: GPU_TAINT_EKS_EFFECT };
+}
+
+/** Trust policy: only EC2 instances assume the node role. */
+export function nodeAssumeRolePolicy(): string {
+  return JSON.stringify({
+    Version: IAM_POLICY_VERSION,
+    Statement: [{ Effect: "Allow", Principal: { Service: "ec2.amazonaws.com" }, Action: "sts:AssumeRole" }],
+  });
+}
+
+/** Pure: the node role's arguments. */
+export function gpuNodeRoleArgs(): RoleArgs {
+  return { assumeRolePolicy: nodeAssumeRolePolicy(), description: "EKS GPU worker nodes (triton-platform)" };
+}
+
+/** The managed policies of the node role: worker, CNI, ECR read-only; nothing else. */
+export function nodeRolePolicyArns(region: string): string[] {
+  const partition = awsPartition(region);
+  return WORKER_NODE_MANAGED_POLICIES.map((n) => managedPolicyArn(partition, n));
+}
+
+/** Pure: the dedicated security group of the GPU nodes. */
+export function gpuNodeSecurityGroupArgs(name: string, r: ResolvedGpuNodeGroupArgs): SecurityGroupArgs {
+  return {
+    vpcId: r.vpcId,
+    // No rules of its own: egress and node ↔ control plane traffic come from the cluster
+    // security group every node also carries; EFS and the firewall add their ingress here.
+    description: `GPU nodes of ${r.gpuType} (triton-platform); rules added by the components that need them`,
+    revokeRulesOnDelete: true,
+    tags: { Name: name },
+  };
+}
+
+/** Pure: the lookup of the private subnets of `zones` in the cluster VPC. */
+export function privateSubnetQuery(vpcId: pulumi.Input<string>, zones: readonly string[]): GetSubnetsOutputArgs {
+  return {
+    filters: [
+      { name: "vpc-id", values: [vpcId] },
+      { name: "availability-zone", values: [...zones] },
+      { name: `tag:${PRIVATE_SUBNET_TAG.key}`, values: [PRIVATE_SUBNET_TAG.value] },
+    ],
+  };
+}
+
+/** Pure: the launch template's arguments. */
+export function gpuLaunchTemplateArgs(r: ResolvedGpuNodeGroupArgs, securityGroupIds: pulumi.Input<string>[]): LaunchTemplateArgs {
+  const ami: GpuAmiType = GPU_AMI_TYPES[r.amiType];
+  const volume = (size?: number) => ({
+    volumeType: "gp3",
+    ...(size === undefined ? {} : { volumeSize: size }),
+    // Encrypted whatever the account's EBS default: model files and cached images are data.
+    encrypted: "true",
+    deleteOnTermination: "true",
+  });
+  const blockDeviceMappings = [
+    ...(ami.osDevice !== undefined ? [{ deviceName: ami.osDevice, ebs: volume() }] : []),
+    // Triton images are 10-20 GB each and a node keeps the previous one during a rollout;
+    // a full disk evicts every pod on the node (DiskPressure).
+    { deviceName: ami.dataDevice, ebs: volume(r.rootVolumeGiB) },
+  ];
+  const instanceTags = { ...r.tags, Name: `${r.gpuType}-gpu-node` };
+  return {
+    description: `GPU nodes (${r.amiType}, ${r.gpuType}) for triton-platform`,
+    // No imageId: EKS picks the AMI for amiType and merges its bootstrap with this user data.
+    userData: Buffer.from(gpuUserData(ami.family)).toString("base64"),
+    vpcSecurityGroupIds: securityGroupIds,
+    metadataOptions: {
+      httpEndpoint: "enabled",
+      // IMDSv2 only: a server-side request forgery in a pod cannot read node credentials with a plain GET.
+      httpTokens: "required",
+      httpPutResponseHopLimit: r.imdsHopLimit,
+    },
+    blockDeviceMappings,
+    // Instances and volumes launched by the node group's Auto Scaling group get no provider defaultTags.
+    tagSpecifications: [
+      { resourceType: "instance", tags: instanceTags },
+      { resourceType: "volume", tags: instanceTags },
+    ],
+    updateDefaultVersion: true,
+  };
+}
+
+/** Pure: the managed node group's arguments. */
+export function gpuNodeGroupArgs(
+  r: ResolvedGpuNodeGroupArgs,
+  refs: {
+    clusterName: pulumi.Input<string>;
+    nodeRoleArn: pulumi.Input<string>;
+    subnetIds: pulumi.Input<pulumi.Input<string>[]>;
+    /** Availability zones of subnetIds (nodeGroupZonesTag). */
+    zones: pulumi.Input<string>;
+    launchTemplate: { id: pulumi.Input<string>; version: pulumi.Input<string> };
+  },
+): NodeGroupArgs {
+  return {
+    clusterName: refs.clusterName,
+    nodeRoleArn: refs.nodeRoleArn,
+    subnetIds: refs.subnetIds,
+    amiType: r.amiType,
+    capacityType: "ON_DEMAND",
+    instanceTypes: [...r.instanceTypes],
+    scalingConfig: { minSize: r.scaling.min, desiredSize: r.scaling.desired, maxSize: r.scaling.max },
+    labels: gpuNodeLabels(r.gpuType),
+    // Only pods that tolerate the taint (Triton, GPU Operator operands) use the expensive nodes.
+    taints: [gpuNodeTaintEks()],
+    launchTemplate: refs.launchTemplate,
+    // Every GPU node taken out is serving capacity lost; one at a time in a rollout.
+    updateConfig: { maxUnavailable: r.maxUnavailable },
+    // GPU nodes fail in ways kubelet does not see (XID errors, fallen-off-the-bus); EKS node
+    // auto repair replaces them.
+    nodeRepairConfig: { enabled: true },
+    // The zones the nodes can run in, for policy gpu-nodes-span-zones (the API records only subnet ids).
+    tags: { [NODE_GROUP_ZONES_TAG]: refs.zones },
+  };
+}
+
+/** Value of NODE_GROUP_ZONES_TAG: the distinct zones, sorted, space separated (AWS tag values allow no commas). */
+export function nodeGroupZonesTag(zones: readonly string[]): string {
+  return [...new Set(zones)].sort().join(" ");
+}
+
+// ---- GPU Operator ------------------------------------------------------------------------
+/** What the GPU nodes' image already provides (the AMI table's `ships`). */
+export type GpuHostSoftware = GpuAmiType["ships"];
+
+/** What an EKS AMI type ships. */
+export function hostSoftwareOf(amiType: GpuAmiTypeName): GpuHostSoftware {
+  return GPU_AMI_TYPES[amiType].ships;
+}
+
+/** Pure: what the operator installs, from what the host has. */
+export function gpuOperatorIntent(r: ResolvedGpuOperatorArgs): GpuOperatorIntent {
+  return {
+    driver: r.host.driver ? { enabled: false } : { enabled: true, version: r.driverVersion },
+    toolkit: !r.host.toolkit,
+    devicePlugin: !r.host.devicePlugin,
+    // Set explicitly: the chart's default for serviceMonitor differs between versions.
+    dcgmExporter: { enabled: true, serviceMonitor: r.serviceMonitor },
+    // Every operand must run on the tainted GPU nodes, or the node never advertises nvidia.com/gpu.
+    tolerations: [{ ...GPU_TOLERATION }],
+  };
+}
+
+/** Pure: the chart values. */
+export function gpuOperatorValues(r: ResolvedGpuOperatorArgs): Record<string, unknown> {
+  return gpuOperatorChartValues(gpuOperatorIntent(r));
+}
+
+/** Pure: the operator's namespace. */
+export function gpuOperatorNamespace(r: ResolvedGpuOperatorArgs): k8s.types.input.core.v1.Namespace {
+  return {
+    metadata: {
+      name: r.namespace,
+      labels: {
+        ...r.labels,
+        // The operands (device plugin, dcgm-exporter, validators) mount host paths and run
+        // privileged by design; "privileged" is the only Pod Security level they pass.
+        "pod-security.kubernetes.io/enforce": "privileged",
+      },
+    },
+  };
+}
+
+/** Pure: the operator's Helm release (release name = chart name, gpu-operator). */
+export function gpuOperatorRelease(r: ResolvedGpuOperatorArgs, namespace: pulumi.Input<string>): ReleaseArgs {
+  return helmRelease({
+    chart: GPU_OPERATOR_CHART,
+    version: r.version,
+    namespace,
+    values: gpuOperatorValues(r),
+    // A failed upgrade rolls back instead of leaving GPU nodes without a device plugin.
+    atomic: true,
+    timeout: 900,
+  });
+}
