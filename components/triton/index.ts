@@ -1,6 +1,6 @@
 // A Triton serving group: the primary StatefulSet (and a canary when configured), their
 // headless, ClusterIP and metrics Services, a PodDisruptionBudget per StatefulSet and an
-// HPA on the primary. Thin layer over the pure builders in ./manifests.
+// HPA on the primary. Thin layer over the pure builders in ./builders.
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import type { Track } from "../contracts";
@@ -14,10 +14,10 @@ import {
   tritonService,
   tritonStatefulSet,
   type PlainBinding,
-} from "./manifests";
+} from "./builders";
 
 export * from "./args";
-export * from "./manifests";
+export * from "./builders";
 
 /** The objects of one track (primary or canary). */
 export interface TritonTrackResources {
