@@ -9,7 +9,8 @@ import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
-import { tritonCrossChecks, tritonSection } from "./triton";
+import { tritonSection } from "../components/triton/schema";
+import { tritonCrossChecks } from "./triton";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 
@@ -39,7 +40,7 @@ export const sections = {
     ),
     {},
   ),
-  /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
+  /** The Kubernetes side of the serving platform: namespace and serving groups (components/triton/schema.ts). */
   triton: tritonSection,
   /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
   gpu: gpuSection,
