@@ -2,7 +2,7 @@
 // rules between a group's keys, documentation) belongs to the component:
 // components/triton/schema.ts `tritonSection`, which config/schema.ts composes.
 import type { CheckContext } from "../lib/schema";
-import { canaryImageRef, imageRef, type TritonServerSettings } from "../components/triton/schema";
+import { canaryImageRef, imageRef, type TritonGroupSettings } from "../components/triton/schema";
 
 type ImageRefs = { path: (string | number)[]; image: string }[];
 
@@ -12,7 +12,7 @@ type ImageRefs = { path: (string | number)[]; image: string }[];
  * well-typed, so the schema has filled in each primary's repository.
  */
 export function tritonImageRefs(triton: unknown): ImageRefs {
-  const groups = (triton as { groups?: readonly TritonServerSettings[] } | undefined)?.groups ?? [];
+  const groups = (triton as { groups?: readonly TritonGroupSettings[] } | undefined)?.groups ?? [];
   return groups.flatMap((g, i): ImageRefs => {
     const canary = canaryImageRef(g);
     return [

@@ -1,7 +1,7 @@
 // The settings of a Triton serving group: each key's type, rule, default and documentation,
 // and the rules between its keys. The one place they are written: the stack config composes
 // `tritonSection` (config/schema.ts) and a direct `new TritonServer(...)` resolves its
-// settings through `tritonServerSettings` (resolveTritonServer), so both get the same
+// settings through `tritonGroupSettings` (resolveTritonServer), so both get the same
 // default from the same line and the same errors in the same wording.
 import * as v from "valibot";
 import { doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
@@ -60,7 +60,7 @@ export function hpaBounds(replicas: number, hpa?: { readonly min?: number; reado
 }
 
 /** One serving group's settings (primary StatefulSet and optional canary). */
-export const tritonServerSettings = refined(
+export const tritonGroupSettings = refined(
   section({
     name: doc(
       v.pipe(dnsLabel, v.check((n) => n.length <= GROUP_NAME_MAX, `must be at most ${GROUP_NAME_MAX} characters (room for -canary-headless)`)),
@@ -176,15 +176,15 @@ export const tritonServerSettings = refined(
 );
 
 /** A group's settings with every default applied (what the stack config holds per group). */
-export type TritonServerSettings = v.InferOutput<typeof tritonServerSettings>;
+export type TritonGroupSettings = v.InferOutput<typeof tritonGroupSettings>;
 /** A group's settings as written: optional keys may be left out. */
-export type TritonServerSettingsInput = v.InferInput<typeof tritonServerSettings>;
+export type TritonGroupSettingsInput = v.InferInput<typeof tritonGroupSettings>;
 
 /** The `triton` section of the stack config: the namespace and the serving groups. */
 export const tritonSection = section({
   namespace: doc(v.optional(dnsLabel, "triton"), "Namespace the Triton serving groups run in (Pod Security restricted)."),
   groups: doc(
-    refined(list(tritonServerSettings, { min: 1, what: "serving group" }), (groups, ctx) => {
+    refined(list(tritonGroupSettings, { min: 1, what: "serving group" }), (groups, ctx) => {
       // One Set pass: no per-pair comparison, so 100 groups cost 10× what 10 do.
       const names = new Map<string, number>();
       groups.forEach((g, i) => {
@@ -219,8 +219,8 @@ export interface TritonServerRefs {
   readonly zoneCount: number;
 }
 
-/** Arguments for one Triton serving group: its settings (see tritonServerSettings) and what the stack wires in. */
-export type TritonServerArgs = DeepReadonly<TritonServerSettingsInput> & TritonServerRefs;
+/** Arguments for one Triton serving group: its settings (see tritonGroupSettings) and what the stack wires in. */
+export type TritonServerArgs = DeepReadonly<TritonGroupSettingsInput> & TritonServerRefs;
 
 /** One StatefulSet of the group: primary or canary. */
 export interface ResolvedTrack {
@@ -234,7 +234,7 @@ export interface ResolvedTrack {
 }
 
 /** A group with every default applied and every rule checked: what the builders take. */
-export type ResolvedTritonServer = DeepReadonly<Omit<TritonServerSettings, "hpa" | "canary" | "image" | "models">> &
+export type ResolvedTritonServer = DeepReadonly<Omit<TritonGroupSettings, "hpa" | "canary" | "image" | "models">> &
   TritonServerRefs & {
     readonly hpa: { readonly min: number; readonly max: number; readonly targetQueueUs: number };
     /** Primary first, then the canary when configured. */
@@ -247,18 +247,18 @@ export function imageRef(i: { readonly repository: string; readonly tag: string;
 }
 
 /** The canary's own image reference, when it has one: its repository defaults to the primary's. */
-export function canaryImageRef(g: Pick<TritonServerSettings, "image" | "canary">): string | undefined {
+export function canaryImageRef(g: Pick<TritonGroupSettings, "image" | "canary">): string | undefined {
   return g.canary?.image && imageRef({ repository: g.image.repository, ...g.canary.image });
 }
 
 /**
- * Resolve a serving group's arguments: the settings through tritonServerSettings (defaults
+ * Resolve a serving group's arguments: the settings through tritonGroupSettings (defaults
  * once, every rule checked; throws SettingsError listing every problem, before anything is
  * created), then the stack's references passed through and the tracks derived.
  */
 export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServer {
   const { namespace, labels, modelRepository, priorityClassName, zoneCount, ...settings } = args;
-  const s = parseSettings(tritonServerSettings, settings, `invalid arguments of TritonServer "${args.name}"`);
+  const s = parseSettings(tritonGroupSettings, settings, `invalid arguments of TritonServer "${args.name}"`);
   const { hpa, canary, image, models: primaryModels, ...rest } = s;
   // No models listed (poll or none model control): the pods load none at start-up.
   const models = primaryModels ?? [];
