@@ -9,7 +9,8 @@ import { gpuCrossChecks } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
-import { tritonCrossChecks, tritonSection } from "./triton";
+import { tritonSection } from "../components/triton/schema";
+import { tritonCrossChecks } from "./triton";
 
 export { ENVIRONMENTS } from "../components/cluster/schema";
 
@@ -17,7 +18,6 @@ export const sections = {
   environment: environmentSetting,
   cluster: clusterSettings,
   tags: tagsSetting,
-  /** The Kubernetes side of the serving platform: namespace and serving groups (config/triton.ts). */
   triton: tritonSection,
   gpu: gpuSettings,
   /** Where Triton's models live and how it reads them (components/model-repository). */

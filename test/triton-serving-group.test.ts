@@ -10,7 +10,6 @@ import {
   type ModelRepositoryBinding,
 } from "../components/contracts";
 import {
-  TritonArgsError,
   resolveTritonServer,
   startupFailureThreshold,
   tritonHeadlessService,
@@ -20,8 +19,11 @@ import {
   tritonPriorityClass,
   tritonService,
   tritonStatefulSet,
+  tritonSection,
   type TritonServerArgs,
 } from "../components/triton";
+import * as v from "valibot";
+import { SettingsError } from "../lib/errors";
 import { parseTritonServerArgs } from "../components/upstream/tritonserver";
 import { quantityValue } from "../lib/quantity";
 import { STATEFUL_SET as STS, SERVICE as SVC, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "../policies/rules/types";
@@ -202,8 +204,10 @@ describe("Triton serving group builders", () => {
     labels: { "app.kubernetes.io/part-of": "triton-platform" },
     modelRepository: efs,
     priorityClassName: "triton-serving",
+    zoneCount: 1,
     models: ["bert"],
     image: { tag: "25.01-py3", digest: `sha256:${"a".repeat(64)}` },
+    replicas: 3,
     gpu: { type: "nvidia-l4", count: 2 },
     cpu: "4",
     memory: "16Gi",
@@ -211,7 +215,7 @@ describe("Triton serving group builders", () => {
   };
   const plain = { ...efs, volume: { claimName: "models", mountPath: "/models" } } as never;
 
-  it("applies defaults once: 3 replicas, HPA 3..6, startup threshold from the budget; the canary inherits image and digest", () => {
+  it("applies defaults once: HPA 3..6 from 3 replicas, startup threshold from the budget; the canary inherits image and digest", () => {
     const r = resolveTritonServer(args);
     assert.equal(r.replicas, 3);
     assert.deepEqual(r.hpa, { min: 3, max: 6, targetQueueUs: 10000 });
@@ -254,11 +258,36 @@ describe("Triton serving group builders", () => {
     assert.throws(
       () => resolveTritonServer({ ...args, shmSize: "32Gi", exitTimeoutSecs: 120, canary: { replicas: 0 }, extraArgs: ["--gpus=1"] }),
       (e: Error) =>
-        e instanceof TritonArgsError &&
+        e instanceof SettingsError &&
+        e.subject === 'invalid arguments of TritonServer "nlp"' &&
         /shmSize must be smaller than memory \(16Gi\)/.test(e.message) &&
         /exitTimeoutSecs plus preStopSleepSeconds \(10\) must be below terminationGracePeriodSeconds \(60\)/.test(e.message) &&
         /canary\.replicas must be >= 1/.test(e.message) &&
-        /extraArgs\.0 .*--gpus/.test(e.message),
+        /extraArgs\[0\] .*--gpus/.test(e.message),
+    );
+  });
+
+  it("a direct caller gets the stack config's defaults, from the same schema", () => {
+    const { namespace, labels, modelRepository, priorityClassName, zoneCount, ...settings } = args;
+    void [namespace, labels, modelRepository, priorityClassName, zoneCount];
+    const fromConfig = v.parse(tritonSection, { groups: [settings] }).groups[0];
+    const r = resolveTritonServer(args);
+    for (const [key, value] of Object.entries(fromConfig)) {
+      if (!["hpa", "image", "models", "canary"].includes(key)) assert.deepEqual(r[key as keyof typeof r], value, key);
+    }
+    assert.equal(r.hpa.targetQueueUs, fromConfig.hpa.targetQueueUs);
+    assert.equal(r.tracks[0].image, `${fromConfig.image.repository}:25.01-py3@sha256:${"a".repeat(64)}`);
+  });
+
+  it("a direct caller's missing replicas and misspelt keys are errors, as in the stack file", () => {
+    const { replicas, ...noReplicas } = args;
+    void replicas;
+    assert.throws(
+      () => resolveTritonServer({ ...noReplicas, shmsize: "2Gi" } as never),
+      (e: Error) =>
+        e instanceof SettingsError &&
+        e.problems.includes("replicas must be an integer >= 1, got nothing") &&
+        e.problems.some((p) => /^shmsize is not a known key/.test(p)),
     );
   });
 });

@@ -1,10 +1,11 @@
 // A Triton serving group: the primary StatefulSet (and a canary when configured), their
 // headless, ClusterIP and metrics Services, a PodDisruptionBudget per StatefulSet and an
-// HPA on the primary. Thin layer over the pure builders in ./manifests.
+// HPA on the primary. Thin layer: settings resolved by ./schema, objects built by the pure
+// functions of ./builders.
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import type { Track } from "../contracts";
-import { resolveTritonServer, type ResolvedTritonServer, type TritonServerArgs } from "./args";
+import { resolveTritonServer, type ResolvedTritonServer, type TritonServerArgs } from "./schema";
 import {
   tritonHeadlessService,
   tritonHorizontalPodAutoscaler,
@@ -14,10 +15,10 @@ import {
   tritonService,
   tritonStatefulSet,
   type PlainBinding,
-} from "./manifests";
+} from "./builders";
 
-export * from "./args";
-export * from "./manifests";
+export * from "./schema";
+export * from "./builders";
 
 /** The objects of one track (primary or canary). */
 export interface TritonTrackResources {
@@ -34,9 +35,10 @@ export class TritonServer extends pulumi.ComponentResource {
   readonly horizontalPodAutoscaler: k8s.autoscaling.v2.HorizontalPodAutoscaler;
 
   constructor(name: string, args: TritonServerArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("triton-platform:triton:TritonServer", name, {}, opts);
-    // Defaults and cross-field rules once, before anything is created.
+    // Defaults and rules once, through the schema the stack config uses, before anything
+    // (the component itself included) is registered.
     const r = resolveTritonServer(args);
+    super("triton-platform:triton:TritonServer", name, {}, opts);
     this.resolved = r;
     const repo: pulumi.Output<PlainBinding> = pulumi.output(args.modelRepository) as pulumi.Output<PlainBinding>;
     // Children do not inherit the component's dependsOn (e.g. on the namespace): pass it on.

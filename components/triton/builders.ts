@@ -22,7 +22,7 @@ import {
   type Track,
 } from "../contracts";
 import { tritonServerArgs } from "../upstream/tritonserver";
-import type { ResolvedTrack, ResolvedTritonServer } from "./args";
+import type { ResolvedTrack, ResolvedTritonServer } from "./schema";
 
 type Manifest<T> = T & { apiVersion: string; kind: string; metadata: { name: string; labels: Record<string, string> } };
 

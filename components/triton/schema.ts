@@ -1,0 +1,289 @@
+// The settings of a Triton serving group: each key's type, rule, default and documentation,
+// and the rules between its keys. The one place they are written: the stack config composes
+// `tritonSection` (config/schema.ts) and a direct `new TritonServer(...)` resolves its
+// settings through `tritonGroupSettings` (resolveTritonServer), so both get the same
+// default from the same line and the same errors in the same wording.
+import * as v from "valibot";
+import { doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
+import { quantityValue } from "../../lib/quantity";
+import { tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
+import { extraArgsErrors } from "../upstream/tritonserver";
+import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
+
+/** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
+export const TRITON_IMAGE_TAG = /^\d{2}\.\d{2}-(py3|py3-min|vllm-python-py3|trtllm-python-py3)$/;
+
+const imageTag = pattern(TRITON_IMAGE_TAG, "must be a Triton release tag such as 25.01-py3 (<yy.mm>-py3 or a -py3 variant; never latest)");
+const imageDigest = pattern(/^sha256:[a-f0-9]{64}$/, "must be an image digest sha256:<64 hex digits>");
+const imageRepository = pattern(/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+$/, "must be an image repository such as nvcr.io/nvidia/tritonserver (no tag)");
+/** Triton model names: folder names in the repository. `*` (all models) is refused: list them. */
+const modelName = pattern(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "must be a model name (the model's folder in the repository; letters, digits, '_', '.', '-')");
+const models = uniqueList(modelName, { min: 1, what: "model" }, "must not repeat a model");
+
+// <group>-canary-headless must stay a DNS label (63) and a StatefulSet's name leaves room
+// for the controller-revision-hash label: 63 - "-canary-headless".length = 47.
+const GROUP_NAME_MAX = 47;
+
+const TAG_DOC = "Triton release tag, e.g. 25.01-py3 (the image's CUDA version must suit the GPU nodes' driver branch).";
+const DIGEST_DOC = "Image digest: pins the exact bytes, not just the tag.";
+
+const canary = section({
+  image: doc(
+    v.optional(
+      section({
+        repository: doc(v.optional(imageRepository), "Image repository of the canary (no tag).", { default: "the primary's image.repository" }),
+        tag: doc(imageTag, TAG_DOC),
+        digest: doc(v.optional(imageDigest), DIGEST_DOC),
+      }),
+    ),
+    "Image of the canary: {repository?, tag, digest?}.",
+    { default: "the primary's image" },
+  ),
+  models: doc(v.optional(models), "Models the canary loads at start-up, as `models`.", { default: "the primary's models" }),
+  replicas: doc(
+    v.pipe(
+      v.number("must be an integer >= 1"),
+      v.integer("must be an integer >= 1"),
+      v.minValue(1, "must be >= 1: a canary with no pods receives no mirrored traffic (remove `canary` to run without one)"),
+    ),
+    "Canary pods; at least one (they receive the traffic the gateway mirrors).",
+  ),
+});
+
+/**
+ * The HPA's bounds: min defaults to the replicas, max to twice them (and at least min).
+ * A derived default, so it is computed here rather than written in the schema.
+ */
+export function hpaBounds(replicas: number, hpa?: { readonly min?: number; readonly max?: number }): { min: number; max: number } {
+  const min = hpa?.min ?? replicas;
+  return { min, max: hpa?.max ?? Math.max(2 * replicas, min) };
+}
+
+/** One serving group's settings (primary StatefulSet and optional canary). */
+export const tritonGroupSettings = refined(
+  section({
+    name: doc(
+      v.pipe(dnsLabel, v.check((n) => n.length <= GROUP_NAME_MAX, `must be at most ${GROUP_NAME_MAX} characters (room for -canary-headless)`)),
+      "Group name: names the StatefulSets `<name>` and `<name>-canary` and their Services (components/contracts.ts tritonName).",
+    ),
+    models: doc(
+      v.optional(models),
+      "Models loaded at start-up (one --load-model each); required with explicit model control, refused otherwise.",
+    ),
+    modelControlMode: doc(
+      v.optional(oneOf(["explicit", "poll", "none"]), "explicit"),
+      "--model-control-mode. explicit: only the listed models ever load (nothing appears in production because a folder was copied).",
+    ),
+    image: doc(
+      section({
+        repository: doc(v.optional(imageRepository, TRITON_IMAGE_REPOSITORY), "Image repository, no tag."),
+        tag: doc(imageTag, TAG_DOC),
+        digest: doc(v.optional(imageDigest), DIGEST_DOC),
+      }),
+      "Triton server image: repository:tag[@digest].",
+    ),
+    // Required, in the stack file and for a direct caller alike: GPU pods must fit the GPU
+    // node group, which a serving group cannot see; a default of 3 would leave pods Pending
+    // on a one-node dev group. The prod floor of three is a policy (triton-min-replicas).
+    replicas: doc(integer({ min: 1 }), "Primary pods: the HPA's starting point, between hpa.min and hpa.max."),
+    gpu: doc(
+      section({
+        type: doc(dnsLabel, "Value of the node label triton-platform/gpu-type the pods require (e.g. nvidia-l4); must be the GPU node group's."),
+        count: doc(v.optional(integer({ min: 1, max: 8 }), 1), "nvidia.com/gpu per pod (requests = limits); one CUDA memory pool each."),
+      }),
+      "The GPUs of each pod.",
+    ),
+    cpu: doc(quantity, "CPU request = limit (Guaranteed QoS: last to be evicted under node pressure)."),
+    memory: doc(quantity, "Memory request = limit (Guaranteed QoS); must cover shmSize, which is counted against it."),
+    shmSize: doc(
+      v.optional(quantity, "1Gi"),
+      "/dev/shm size (memory-backed emptyDir); below memory. The default 64 MiB of a container breaks the python backend and large batches.",
+    ),
+    modelCacheSize: doc(v.optional(quantity, "20Gi"), "Size limit of the local copy of an S3 model repository (TRITON_AWS_MOUNT_DIRECTORY)."),
+    modelLoadBudgetSeconds: doc(
+      v.optional(integer({ min: 1 }), 600),
+      "Longest time loading every model may take; the startupProbe covers it (failureThreshold = ceil(budget / period)); at least one probe period.",
+    ),
+    startupProbePeriodSeconds: doc(v.optional(integer({ min: 1, max: 60 }), 10), "periodSeconds of the startupProbe."),
+    exitTimeoutSecs: doc(
+      v.optional(integer({ min: 1 }), 30),
+      "--exit-timeout-secs: in-flight requests get this long after SIGTERM; plus preStopSleepSeconds, below terminationGracePeriodSeconds.",
+    ),
+    preStopSleepSeconds: doc(
+      v.optional(integer({ min: 0, max: 120 }), 10),
+      "preStop sleep, so that endpoints drop the pod before Triton stops accepting (no refused requests on rollout).",
+    ),
+    terminationGracePeriodSeconds: doc(
+      v.optional(integer({ min: 1 }), 60),
+      "The pod's grace period; must exceed preStopSleepSeconds + exitTimeoutSecs, or the kubelet kills Triton mid-drain.",
+    ),
+    cudaMemoryPoolByteSize: doc(v.optional(integer({ min: 0 }), 268_435_456), "--cuda-memory-pool-byte-size per GPU, bytes."),
+    pinnedMemoryPoolByteSize: doc(v.optional(integer({ min: 0 }), 268_435_456), "--pinned-memory-pool-byte-size, bytes."),
+    httpHeaderForwardPattern: doc(
+      v.optional(pattern(/^\S+$/, "must be a regular expression without spaces"), "x-request-id"),
+      "--http-header-forward-pattern: request headers passed to the backends (a regular expression).",
+    ),
+    logVerbose: doc(v.optional(integer({ min: 0 }), 0), "--log-verbose (0 = off)."),
+    // An absent hpa parses as {}: targetQueueUs gets its default here, once.
+    hpa: doc(
+      v.optional(
+        section({
+          min: doc(v.optional(integer({ min: 1 })), "minReplicas of the HPA; at most hpa.max.", { default: "replicas" }),
+          max: doc(v.optional(integer({ min: 1 })), "maxReplicas of the HPA.", { default: "2 × replicas (at least hpa.min)" }),
+          targetQueueUs: doc(
+            v.optional(integer({ min: 1 }), 10_000),
+            "Target average queue time per request, microseconds (AverageValue of the Pods metric triton_queue_duration_us_per_request).",
+          ),
+        }),
+        {},
+      ),
+      "Autoscaling of the primary StatefulSet on the per-pod queue time.",
+    ),
+    extraArgs: doc(
+      v.optional(list(str()), []),
+      "Further tritonserver flags (--flag=value): real, current flags the typed settings do not already set.",
+    ),
+    canary: doc(v.optional(canary), "A second StatefulSet `<name>-canary` with its own image and/or models; the gateway mirrors traffic to it."),
+  }),
+  // Rules between the keys; each names the key a person changes to fix it.
+  (g, ctx) => {
+    const add = (path: (string | number)[], message: string) => ctx.addIssue({ path, message });
+    if (!(quantityValue(g.shmSize) < quantityValue(g.memory))) {
+      const why = "/dev/shm is memory-backed and counted against the memory limit, so the pod would be OOM-killed";
+      add(["shmSize"], `must be smaller than memory (${g.memory}): ${why}`);
+    }
+    if (g.modelLoadBudgetSeconds < g.startupProbePeriodSeconds) {
+      add(["modelLoadBudgetSeconds"], `must be at least one startup probe period (startupProbePeriodSeconds = ${g.startupProbePeriodSeconds})`);
+    }
+    if (g.preStopSleepSeconds + g.exitTimeoutSecs >= g.terminationGracePeriodSeconds) {
+      add(
+        ["exitTimeoutSecs"],
+        `plus preStopSleepSeconds (${g.preStopSleepSeconds}) must be below terminationGracePeriodSeconds (${g.terminationGracePeriodSeconds}), ` +
+          "or the kubelet kills Triton mid-drain",
+      );
+    }
+    const mode = g.modelControlMode;
+    if (mode === "explicit" && !g.models?.length) add(["models"], "must list the models to load: explicit model control loads nothing else");
+    if (mode !== "explicit" && g.models?.length) add(["models"], `must be left out with modelControlMode "${mode}" (--load-model only works with explicit)`);
+    if (mode !== "explicit" && g.canary?.models?.length) add(["canary", "models"], `must be left out with modelControlMode "${mode}"`);
+    const { min, max } = hpaBounds(g.replicas, g.hpa);
+    if (min > max) add(["hpa", "min"], `must be <= hpa.max (${max})`);
+    else if (g.replicas < min || g.replicas > max) add(["replicas"], `must be between hpa.min (${min}) and hpa.max (${max})`);
+    for (const { index, error } of extraArgsErrors(g.extraArgs)) {
+      add(["extraArgs", index], `must be a real, current tritonserver flag the group does not already set (${error.message})`);
+    }
+  },
+);
+
+/** A group's settings with every default applied (what the stack config holds per group). */
+export type TritonGroupSettings = v.InferOutput<typeof tritonGroupSettings>;
+/** A group's settings as written: optional keys may be left out. */
+export type TritonGroupSettingsInput = v.InferInput<typeof tritonGroupSettings>;
+
+/** The `triton` section of the stack config: the namespace and the serving groups. */
+export const tritonSection = section({
+  namespace: doc(v.optional(dnsLabel, "triton"), "Namespace the Triton serving groups run in (Pod Security restricted)."),
+  groups: doc(
+    refined(list(tritonGroupSettings, { min: 1, what: "serving group" }), (groups, ctx) => {
+      // One Set pass: no per-pair comparison, so 100 groups cost 10× what 10 do.
+      const names = new Map<string, number>();
+      groups.forEach((g, i) => {
+        for (const n of g.canary ? [tritonName(g.name, "primary"), tritonName(g.name, "canary")] : [tritonName(g.name, "primary")]) {
+          const prev = names.get(n);
+          if (prev !== undefined) ctx.addIssue({ path: [i, "name"], message: `must be unique: ${n} is also used by groups[${prev}]` });
+          else names.set(n, i);
+        }
+      });
+    }),
+    "Serving groups, one TritonServer each; their names (and `<name>-canary`) are unique.",
+  ),
+});
+
+// ---- Arguments of the component ---------------------------------------------------------
+type DeepReadonly<T> = T extends (infer I)[] ? readonly DeepReadonly<I>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+/** What the stack wires into a serving group: not settings, so not in the schema. */
+export interface TritonServerRefs {
+  /** Namespace the group runs in (the stack's serving namespace). */
+  readonly namespace: string;
+  /** Standard labels of the stack (naming.ts standardLabels). */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Where the models are and how the pods reach them (model repository component). */
+  readonly modelRepository: ModelRepositoryBinding;
+  /** PriorityClass of the pods (TritonPriorityClass). */
+  readonly priorityClassName: string;
+  /**
+   * Zones the GPU capacity spans: minDomains of the zone spread. Required: it is a fact of
+   * the cluster (cluster.zones), which the group cannot guess.
+   */
+  readonly zoneCount: number;
+}
+
+/** Arguments for one Triton serving group: its settings (see tritonGroupSettings) and what the stack wires in. */
+export type TritonServerArgs = DeepReadonly<TritonGroupSettingsInput> & TritonServerRefs;
+
+/** One StatefulSet of the group: primary or canary. */
+export interface ResolvedTrack {
+  readonly track: Track;
+  /** StatefulSet name. */
+  readonly name: string;
+  /** Image reference repository:tag[@digest]. */
+  readonly image: string;
+  readonly models: readonly string[];
+  readonly replicas: number;
+}
+
+/** A group with every default applied and every rule checked: what the builders take. */
+export type ResolvedTritonServer = DeepReadonly<Omit<TritonGroupSettings, "hpa" | "canary" | "image" | "models">> &
+  TritonServerRefs & {
+    readonly hpa: { readonly min: number; readonly max: number; readonly targetQueueUs: number };
+    /** Primary first, then the canary when configured. */
+    readonly tracks: readonly ResolvedTrack[];
+  };
+
+/** An image reference repository:tag[@digest]. */
+export function imageRef(i: { readonly repository: string; readonly tag: string; readonly digest?: string }): string {
+  return `${i.repository}:${i.tag}${i.digest ? `@${i.digest}` : ""}`;
+}
+
+/** The canary's own image reference, when it has one: its repository defaults to the primary's. */
+export function canaryImageRef(g: Pick<TritonGroupSettings, "image" | "canary">): string | undefined {
+  return g.canary?.image && imageRef({ repository: g.image.repository, ...g.canary.image });
+}
+
+/**
+ * Resolve a serving group's arguments: the settings through tritonGroupSettings (defaults
+ * once, every rule checked; throws SettingsError listing every problem, before anything is
+ * created), then the stack's references passed through and the tracks derived.
+ */
+export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServer {
+  const { namespace, labels, modelRepository, priorityClassName, zoneCount, ...settings } = args;
+  const s = parseSettings(tritonGroupSettings, settings, `invalid arguments of TritonServer "${args.name}"`);
+  const { hpa, canary, image, models: primaryModels, ...rest } = s;
+  // No models listed (poll or none model control): the pods load none at start-up.
+  const models = primaryModels ?? [];
+  return {
+    ...rest,
+    namespace,
+    labels,
+    modelRepository,
+    priorityClassName,
+    zoneCount,
+    hpa: { ...hpaBounds(s.replicas, hpa), targetQueueUs: hpa.targetQueueUs },
+    tracks: [
+      { track: "primary", name: tritonName(s.name, "primary"), image: imageRef(image), models, replicas: s.replicas },
+      ...(canary
+        ? [
+            {
+              track: "canary",
+              name: tritonName(s.name, "canary"),
+              // Its own image when given, else the primary's.
+              image: canaryImageRef(s) ?? imageRef(image),
+              models: canary.models ?? models,
+              replicas: canary.replicas,
+            } as const,
+          ]
+        : []),
+    ],
+  };
+}
