@@ -5,8 +5,8 @@ import { KUBE_PROMETHEUS_STACK_CHART } from "../components/upstream/kube-prometh
 import { PROMETHEUS_ADAPTER_CHART } from "../components/upstream/prometheus-adapter";
 import { DEFAULT_THRESHOLDS as T, MONITORING_DEFAULTS as M } from "../components/monitoring/args";
 import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion, quantity, refined, section, uniqueList } from "../lib/schema";
+import { modelRepositorySettings } from "../components/model-repository/schema";
 import { gpuCrossChecks, gpuSection } from "./gpu";
-import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
 import { tritonCrossChecks, tritonSection } from "./triton";
@@ -43,8 +43,8 @@ export const sections = {
   triton: tritonSection,
   /** GPU node group and NVIDIA GPU Operator (config/gpu.ts). */
   gpu: gpuSection,
-  /** Where Triton's models live and how it reads them (components/model-repository). */
-  modelRepository: modelRepositorySection,
+  /** Where Triton's models live and how it reads them (components/model-repository/schema.ts). */
+  modelRepository: modelRepositorySettings,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
   monitoring: v.optional(section({
     /** kube-prometheus-stack chart version (exact). @default KUBE_PROMETHEUS_STACK_CHART.version */
