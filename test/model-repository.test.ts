@@ -302,9 +302,45 @@ describe("model repository", () => {
     it("defaults: s3, prefix models, ServiceAccount triton, 30 days, no publisher", () => {
       const r = resolveModelRepositoryArgs(base);
       assert.deepEqual(
-        [r.backend, r.modelPrefix, r.serviceAccountName, r.s3?.noncurrentVersionDays, r.s3?.publisher.enabled, r.s3?.bucketRegion],
-        ["s3", "models", "triton", 30, false, "us-east-1"],
+        [r.backend, r.modelPrefix, r.serviceAccountName, r.s3?.noncurrentVersionDays, r.s3?.publisher.enabled, r.s3?.bucketRegion, r.s3?.bucketPrefix],
+        ["s3", "models", "triton", 30, false, "us-east-1", "triton-models-"],
       );
+    });
+
+    it("an existing bucket gets no bucket prefix, not even the default one", () => {
+      const kmsKeyArn = "arn:aws:kms:us-east-1:123456789012:key/11111111-2222-4333-8444-555555555555";
+      const r = resolveModelRepositoryArgs({ ...base, kmsKeyArn, s3: { existingBucket: "models-bucket" } });
+      assert.deepEqual([r.s3?.existingBucket, r.s3?.bucketPrefix], ["models-bucket", undefined]);
+    });
+
+    it("an unknown argument is an error, not ignored (a typo would fall back to a default)", () => {
+      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, modelPrefx: "m" } as never)), ["modelPrefx"]);
+    });
+
+    it("reports the references an efs backend needs together with broken settings, under the component's name", () => {
+      try {
+        resolveModelRepositoryArgs({ ...base, backend: "efs", modelPrefix: "/models" }, "repo");
+        assert.fail("expected a SettingsError");
+      } catch (e) {
+        assert.ok(isSettingsError(e), String(e));
+        assert.equal(e.subject, 'invalid arguments of ModelRepository "repo"');
+        assert.deepEqual(e.details.map((x) => x.key), ["modelPrefix", "efs.subnetIds", "vpcId", "nodeSecurityGroupId"]);
+      }
+    });
+
+    it("an efs backend with a key of another region than the cluster is an error naming the file system's region", () => {
+      const efs = { ...base, backend: "efs" as const, efs: { subnetIds: ["subnet-0a1b2c3d"] }, vpcId: "vpc-1", nodeSecurityGroupId: "sg-1" };
+      assert.equal(resolveModelRepositoryArgs(efs).dataRegion, "us-east-1");
+      try {
+        resolveModelRepositoryArgs({ ...efs, kmsKeyArn: "arn:aws:kms:us-west-2:123456789012:key/11111111-2222-4333-8444-555555555555" });
+        assert.fail("expected a SettingsError");
+      } catch (e) {
+        assert.ok(isSettingsError(e), String(e));
+        assert.deepEqual(e.problems, [
+          "kmsKeyArn must be a key in the file system's region us-east-1 (EFS encrypts with a key of its own region), " +
+            'got "arn:aws:kms:us-west-2:123456789012:key/11111111-2222-4333-8444-555555555555"',
+        ]);
+      }
     });
   });
 });
