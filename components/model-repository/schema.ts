@@ -108,7 +108,7 @@ const written = refined(
     kmsKeyArn: doc(
       v.optional(kmsKeyArn),
       "KMS key (an ARN, not an alias) that encrypts the bucket or file system; in the data's region. Required with s3.existingBucket.",
-      { default: "a key the stack creates (rotation on, 30-day deletion window) with an alias" },
+      { default: "a key the stack creates (builders.ts kmsKeyArgs), with an alias" },
     ),
     s3: doc(v.optional(s3Section), "S3 backend settings (only with backend s3).", { default: "the defaults of its keys, when backend is s3" }),
     efs: doc(v.optional(efsSection), "EFS backend settings (only with backend efs, and required there)."),
