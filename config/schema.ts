@@ -6,7 +6,7 @@ import { clusterSettings, environmentSetting, tagsSetting } from "../components/
 import { monitoringSettings } from "../components/monitoring/schema";
 import { gpuSettings } from "../components/gpu/schema";
 import { gpuCrossChecks } from "./gpu";
-import { modelRepositorySection } from "./model-repository";
+import { modelRepositorySettings } from "../components/model-repository/schema";
 import { monitoringCrossChecks } from "./monitoring";
 import { gatewayCrossChecks, gatewaySection } from "./gateway";
 import { tritonSection } from "../components/triton/schema";
@@ -20,8 +20,7 @@ export const sections = {
   tags: tagsSetting,
   triton: tritonSection,
   gpu: gpuSettings,
-  /** Where Triton's models live and how it reads them (components/model-repository). */
-  modelRepository: modelRepositorySection,
+  modelRepository: modelRepositorySettings,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
   monitoring: v.optional(monitoringSettings, {}),
   /** The Envoy gateway (mirroring to canaries) and who may reach it (config/gateway.ts). */

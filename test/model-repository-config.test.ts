@@ -5,6 +5,8 @@ import * as fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
 import { readStackFile } from "../tools/planner";
 import { ROOT } from "./helpers";
+import { checkSettings } from "../lib/schema";
+import { modelRepositorySettings, resolveModelRepositoryArgs } from "../components/model-repository/schema";
 
 // The dev stack's other sections (valid by the planner tests).
 const BASE: Record<string, string> = readStackFile(ROOT, "dev").config;
@@ -70,6 +72,65 @@ describe("modelRepository config", () => {
 
   it("publisher principals without enabled: true is an error (no role would be created)", () => {
     assert.match(problems({ s3: { publisher: { trustedPrincipalArns: ["arn:aws:iam::123456789012:role/ci"] } } })[0], /s3\.publisher\.enabled must be true/);
+  });
+
+  it("a stack file and a direct caller of the component get the same defaults", () => {
+    const refs = { namespace: "triton", labels: {}, clusterRegion: "us-west-2", oidcIssuerUrl: "https://oidc" };
+    for (const mr of [{}, { s3: {} }, { backend: "efs", efs: { subnetIds: ["subnet-0a1b2c3d"] } }] as const) {
+      const { namespace, labels, clusterRegion, oidcIssuerUrl, vpcId, nodeSecurityGroupId, dataRegion, ...direct } = resolveModelRepositoryArgs({
+        ...mr,
+        ...refs,
+        vpcId: "vpc-1",
+        nodeSecurityGroupId: "sg-1",
+      });
+      const fromStack = loadConfig(withRepo(mr), "dev").modelRepository;
+      // The cluster's region is the only default that is not the schema's: the resolver derives it.
+      const s3 = fromStack.s3 ? { s3: { ...fromStack.s3, bucketRegion: fromStack.s3.bucketRegion ?? clusterRegion } } : {};
+      assert.deepEqual(direct, { ...fromStack, ...s3 }, JSON.stringify(mr));
+      assert.equal(dataRegion, "us-west-2");
+    }
+    assert.equal(loadConfig(withRepo({}), "dev").modelRepository.s3?.bucketPrefix, "triton-models-");
+  });
+
+  it("a resolved section parses to itself, so index.ts can hand it to the component as is (property)", () => {
+    const common = {
+      modelPrefix: fc.constantFrom("models", "a/b.c"),
+      serviceAccountName: fc.constantFrom("triton", "sa-1"),
+      kmsKeyArn: fc.constant(KEY),
+    };
+    const s3 = fc.record(
+      {
+        bucketPrefix: fc.constantFrom("triton-models-", "x-"),
+        existingBucket: fc.constant("models-bucket"),
+        bucketRegion: fc.constant("us-east-1"),
+        noncurrentVersionDays: fc.integer({ min: 1, max: 3650 }),
+        publisher: fc.record({ enabled: fc.boolean(), trustedPrincipalArns: fc.constant(["arn:aws:iam::123456789012:role/ci"]) }, { requiredKeys: [] }),
+      },
+      { requiredKeys: [] },
+    );
+    const efs = fc.record(
+      { subnetIds: fc.constant(["subnet-0a1b2c3d"]), throughputMode: fc.constantFrom("elastic", "bursting") },
+      { requiredKeys: ["subnetIds"] },
+    );
+    // Mostly valid sections (the invalid ones, e.g. an existing bucket with a prefix, are skipped).
+    const section = fc.oneof(
+      fc.record({ backend: fc.constant("s3"), ...common, s3 }, { requiredKeys: [] }),
+      fc.record({ backend: fc.constant("efs"), ...common, efs }, { requiredKeys: ["backend", "efs"] }),
+    );
+    let valid = 0;
+    fc.assert(
+      fc.property(section, (mr) => {
+        const once = checkSettings(modelRepositorySettings, mr);
+        if (!once.success) return true;
+        valid++;
+        const twice = checkSettings(modelRepositorySettings, once.output);
+        assert.ok(twice.success, JSON.stringify(twice));
+        assert.deepEqual(twice.output, once.output);
+        return true;
+      }),
+      { numRuns: 300 },
+    );
+    assert.ok(valid > 100, `only ${valid} valid sections generated`);
   });
 
   it("accepts any valid retention and rejects any other (property)", () => {

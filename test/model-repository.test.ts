@@ -2,7 +2,6 @@
 // name only this bucket / prefix / key, the IRSA trust is exact, and the EFS backend plans the
 // file system, mount targets, NFS rule and a read-only volume the EFS CSI driver can mount.
 import { strict as assert } from "node:assert";
-import * as pulumi from "@pulumi/pulumi";
 import { plan, one, ofType, tempProject, stackText } from "./helpers";
 import { planStack, type RecordedResource } from "../tools/planner";
 import {
@@ -21,6 +20,7 @@ import { EFS_CSI_CHART, EFS_CSI_DRIVER, EFS_SUPPORTED_FIRST_ACCESS_MODES, NFS_PO
 import { IRSA_ROLE_ANNOTATION, oidcProviderArn } from "../components/upstream/aws-iam";
 import { FAKE_ACCOUNT_ID } from "../tools/planner/fakes";
 import { TRITON_GID, TRITON_UID } from "../components/contracts";
+import { isSettingsError } from "../lib/errors";
 
 const parse = (v: unknown): PolicyDocument => {
   assert.equal(typeof v, "string", "IAM documents reach AWS as JSON strings");
@@ -279,10 +279,10 @@ describe("model repository", () => {
       try {
         f();
       } catch (e) {
-        assert.ok(pulumi.InputPropertiesError.isInstance(e), String(e));
-        return (e as pulumi.InputPropertiesError).errors.map((x) => x.propertyPath);
+        assert.ok(isSettingsError(e), String(e));
+        return e.details.map((x) => x.key);
       }
-      assert.fail("expected an InputPropertiesError");
+      assert.fail("expected a SettingsError");
     };
 
     it("an efs backend without subnets, VPC or node security group is an error naming each", () => {
@@ -290,21 +290,57 @@ describe("model repository", () => {
     });
 
     it("an existing bucket without its KMS key is an error", () => {
-      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, s3: { existingBucket: "b" } })), ["kmsKeyArn"]);
+      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, s3: { existingBucket: "models-bucket" } })), ["kmsKeyArn"]);
     });
 
     it("a key in another region than the bucket is an error", () => {
       const kmsKeyArn = "arn:aws:kms:us-west-2:123456789012:key/11111111-2222-4333-8444-555555555555";
       assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, kmsKeyArn })), ["kmsKeyArn"]);
-      assert.equal(resolveModelRepositoryArgs({ ...base, kmsKeyArn, s3: { bucketRegion: "us-west-2" } }).s3.bucketRegion, "us-west-2");
+      assert.equal(resolveModelRepositoryArgs({ ...base, kmsKeyArn, s3: { bucketRegion: "us-west-2" } }).s3?.bucketRegion, "us-west-2");
     });
 
     it("defaults: s3, prefix models, ServiceAccount triton, 30 days, no publisher", () => {
       const r = resolveModelRepositoryArgs(base);
       assert.deepEqual(
-        [r.backend, r.modelPrefix, r.serviceAccountName, r.s3.noncurrentVersionDays, r.s3.publisher.enabled, r.s3.bucketRegion],
-        ["s3", "models", "triton", 30, false, "us-east-1"],
+        [r.backend, r.modelPrefix, r.serviceAccountName, r.s3?.noncurrentVersionDays, r.s3?.publisher.enabled, r.s3?.bucketRegion, r.s3?.bucketPrefix],
+        ["s3", "models", "triton", 30, false, "us-east-1", "triton-models-"],
       );
+    });
+
+    it("an existing bucket gets no bucket prefix, not even the default one", () => {
+      const kmsKeyArn = "arn:aws:kms:us-east-1:123456789012:key/11111111-2222-4333-8444-555555555555";
+      const r = resolveModelRepositoryArgs({ ...base, kmsKeyArn, s3: { existingBucket: "models-bucket" } });
+      assert.deepEqual([r.s3?.existingBucket, r.s3?.bucketPrefix], ["models-bucket", undefined]);
+    });
+
+    it("an unknown argument is an error, not ignored (a typo would fall back to a default)", () => {
+      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, modelPrefx: "m" } as never)), ["modelPrefx"]);
+    });
+
+    it("reports the references an efs backend needs together with broken settings, under the component's name", () => {
+      try {
+        resolveModelRepositoryArgs({ ...base, backend: "efs", modelPrefix: "/models" }, "repo");
+        assert.fail("expected a SettingsError");
+      } catch (e) {
+        assert.ok(isSettingsError(e), String(e));
+        assert.equal(e.subject, 'invalid arguments of ModelRepository "repo"');
+        assert.deepEqual(e.details.map((x) => x.key), ["modelPrefix", "efs.subnetIds", "vpcId", "nodeSecurityGroupId"]);
+      }
+    });
+
+    it("an efs backend with a key of another region than the cluster is an error naming the file system's region", () => {
+      const efs = { ...base, backend: "efs" as const, efs: { subnetIds: ["subnet-0a1b2c3d"] }, vpcId: "vpc-1", nodeSecurityGroupId: "sg-1" };
+      assert.equal(resolveModelRepositoryArgs(efs).dataRegion, "us-east-1");
+      try {
+        resolveModelRepositoryArgs({ ...efs, kmsKeyArn: "arn:aws:kms:us-west-2:123456789012:key/11111111-2222-4333-8444-555555555555" });
+        assert.fail("expected a SettingsError");
+      } catch (e) {
+        assert.ok(isSettingsError(e), String(e));
+        assert.deepEqual(e.problems, [
+          "kmsKeyArn must be a key in the file system's region us-east-1 (EFS encrypts with a key of its own region), " +
+            'got "arn:aws:kms:us-west-2:123456789012:key/11111111-2222-4333-8444-555555555555"',
+        ]);
+      }
     });
   });
 });

@@ -5,15 +5,15 @@ import type * as k8s from "@pulumi/kubernetes";
 
 /** Plain (Input-free) manifest types: schema-checked data that tests read directly. */
 type Plain<T> = pulumi.Unwrap<T>;
-import { EFS_CSI_DRIVER, NFS_PORT, efsVolumeHandle } from "../upstream/aws-efs-csi";
+import { EFS_CSI_CHART, EFS_CSI_DRIVER, NFS_PORT, efsVolumeHandle } from "../upstream/aws-efs-csi";
 import { TRITON_GID, TRITON_UID } from "../contracts";
+import { helmRelease } from "../helm";
+import type { EfsThroughputMode } from "./schema";
 
 /** Where Triton mounts the repository; also its --model-repository value for EFS. */
 export const EFS_MOUNT_PATH = "/models";
 /** EFS enforces no size; Kubernetes requires one on PV and PVC (they must agree for binding). */
 export const EFS_NOMINAL_CAPACITY = "1Ti";
-
-export type EfsThroughputMode = "elastic" | "bursting";
 
 export function efsFileSystemArgs<K>(args: { kmsKeyId: K; throughputMode: EfsThroughputMode }) {
   return {
@@ -46,6 +46,22 @@ export function efsAccessPointArgs<T>(fileSystemId: T, modelPrefix: string) {
       creationInfo: { ownerUid: TRITON_UID, ownerGid: TRITON_GID, permissions: "0755" },
     },
   };
+}
+
+/** The mount targets' security group. */
+export function nfsSecurityGroupArgs<T>(vpcId: T) {
+  // No inline rules: the provider then removes AWS's default allow-all egress; NFS replies are stateful.
+  return { vpcId, description: "EFS mount targets of the Triton model repository: NFS from GPU nodes only" };
+}
+
+/** A mount target in one subnet, behind the NFS security group. */
+export function mountTargetArgs<T>(fileSystemId: T, subnetId: string, securityGroupId: T) {
+  return { fileSystemId, subnetId, securityGroups: [securityGroupId] };
+}
+
+/** Resource name of a subnet's mount target: named by subnet, not position, so reordering the list replaces nothing. */
+export function mountTargetName(name: string, subnetId: string): string {
+  return `${name}-mt-${subnetId}`;
 }
 
 /** The only ingress of the mount targets' security group: NFS from the GPU nodes' security group. */
@@ -116,6 +132,11 @@ export function efsClaim(args: { name: string; namespace: string; volume: string
       resources: { requests: { storage: EFS_NOMINAL_CAPACITY } },
     },
   };
+}
+
+/** The EFS CSI driver's Helm release: the pinned chart in its own namespace. */
+export function efsCsiRelease() {
+  return helmRelease({ chart: EFS_CSI_CHART, namespace: EFS_CSI_CHART.namespace, values: efsCsiValues() });
 }
 
 /** Values of the aws-efs-csi-driver chart. */

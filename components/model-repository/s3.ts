@@ -73,3 +73,14 @@ export function s3ModelRepositoryUri(bucket: string, prefix: string): string {
 export function s3ReaderEnv(bucketRegion: string, clusterRegion: string): { name: string; value: string }[] {
   return bucketRegion === clusterRegion ? [] : [{ name: "AWS_DEFAULT_REGION", value: bucketRegion }];
 }
+
+/** The bucket the stack creates (a unique name from the prefix). */
+export function bucketArgs(bucketPrefix: string) {
+  // forceDestroy false: `pulumi destroy` fails on a non-empty bucket instead of deleting the models.
+  return { bucketPrefix, forceDestroy: false };
+}
+
+/** ARN of a bucket given by name (s3.existingBucket): S3 ARNs carry no region or account. */
+export function bucketArn(partition: string, bucket: string): string {
+  return `arn:${partition}:s3:::${bucket}`;
+}
