@@ -5,7 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
-import { bool, checkSettings, dnsLabel, doc, integer, list, oneOf, pattern, refined, section, uniqueList } from "../../lib/schema";
+import { bool, checkSettings, type DeepReadonly, dnsLabel, doc, integer, list, oneOf, pattern, refined, section, uniqueList } from "../../lib/schema";
 import { kmsKeyRegion } from "./policies";
 
 export const MODEL_REPOSITORY_BACKENDS = ["s3", "efs"] as const;
@@ -194,7 +194,6 @@ export interface ModelRepositoryReferences {
 }
 
 /** Readonly all the way down: a caller may pass frozen or `as const` settings. */
-type DeepReadonly<T> = T extends (infer I)[] ? readonly DeepReadonly<I>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
 /** Arguments of a ModelRepository: its settings (defaults and rules in modelRepositorySettings) and the references. */
 export type ModelRepositoryArgs = DeepReadonly<ModelRepositorySettingsInput> & ModelRepositoryReferences;

@@ -4,7 +4,7 @@
 // settings through `tritonGroupSettings` (resolveTritonServer), so both get the same
 // default from the same line and the same errors in the same wording.
 import * as v from "valibot";
-import { doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
+import { type DeepReadonly, doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
 import { quantityValue } from "../../lib/quantity";
 import { tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
 import { extraArgsErrors } from "../upstream/tritonserver";
@@ -200,7 +200,6 @@ export const tritonSection = section({
 });
 
 // ---- Arguments of the component ---------------------------------------------------------
-type DeepReadonly<T> = T extends (infer I)[] ? readonly DeepReadonly<I>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
 /** What the stack wires into a serving group: not settings, so not in the schema. */
 export interface TritonServerRefs {
