@@ -91,6 +91,11 @@ function ruleOf(chain: Item[]): string {
     // Schemas' messages (the type's rule) and checks' messages (uniqueness, cross-field words).
     if (typeof a.message === "string" && (a.kind === "schema" || a.type === "check") && !messages.includes(a.message)) messages.push(a.message);
   }
+  // A list of scalars: each item's own rule too (a list of mappings documents its keys below).
+  if (chain[0].type === "array") {
+    const item = unwrap(chain[0].item as AnySchema).core;
+    if (!entriesOf(item)) messages.push(`each ${ruleOf(item)}`);
+  }
   // A mapping's rule ("must be an object") says nothing its type column does not.
   return entriesOf(chain) ? messages.filter((m) => !m.startsWith("must be an object")).join("; ") : messages.join("; ");
 }

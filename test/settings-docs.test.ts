@@ -25,7 +25,7 @@ describe("settings documentation", () => {
     assert.equal(rows.name.rule, "must be lower-case letters");
     assert.equal(rows.derived.default, "the first group's");
     assert.equal(rows.zones.type, "list of string");
-    assert.equal(rows.zones.rule, "must be a list of at least 1 zone(s); must not repeat a zone");
+    assert.equal(rows.zones.rule, "must be a list of at least 1 zone(s); must not repeat a zone; each must be z");
   });
 
   it("walks nested mappings and the mappings inside lists", () => {
