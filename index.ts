@@ -126,21 +126,11 @@ const firewall = new Firewall(
 const gateway = new EnvoyGateway(
   "gateway",
   {
+    ...config.gateway,
     namespace: config.triton.namespace,
     labels,
     servingGroups,
-    defaultGroup: config.gateway.defaultGroup,
-    mirrorPercent: config.gateway.mirrorPercent,
-    replicas: config.gateway.replicas,
-    zoneSpread: config.gateway.zoneSpread,
-    cpu: config.gateway.cpu,
-    memory: config.gateway.memory,
-    imageTag: config.gateway.imageTag,
-    inferTimeoutSeconds: config.gateway.inferTimeoutSeconds,
-    maxRequests: config.gateway.maxRequests,
-    loadBalancer: firewall.gatewayLbSecurityGroupId
-      ? { securityGroupId: firewall.gatewayLbSecurityGroupId, sourceRanges: config.gateway.clientCidrs, scheme: config.gateway.loadBalancerScheme }
-      : undefined,
+    loadBalancerSecurityGroupId: firewall.gatewayLbSecurityGroupId,
   },
   { ...k8sOpts, dependsOn: [servingNs] },
 );

@@ -8,7 +8,8 @@ import { bool, dnsLabel, integer, mapping, number, oneOf, pattern, pinnedVersion
 import { gpuCrossChecks, gpuSection } from "./gpu";
 import { modelRepositorySection } from "./model-repository";
 import { monitoringCrossChecks } from "./monitoring";
-import { gatewayCrossChecks, gatewaySection } from "./gateway";
+import { gatewaySettings } from "../components/gateway/schema";
+import { gatewayCrossChecks } from "./gateway";
 import { tritonCrossChecks, tritonSection } from "./triton";
 
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
@@ -90,8 +91,8 @@ export const sections = {
       gpuMemoryGrowthMiBPerHour: v.optional(number({ min: 1 }), T.gpuMemoryGrowthMiBPerHour),
     }), {}), // an absent section parses as {}: the defaults above, stated once
   }), {}),
-  /** The Envoy gateway (mirroring to canaries) and who may reach it (config/gateway.ts). */
-  gateway: v.optional(gatewaySection, {}),
+  /** The Envoy gateway (mirroring to canaries) and who may reach it (components/gateway/schema.ts). */
+  gateway: v.optional(gatewaySettings, {}),
 };
 
 // Checks that span sections; each names the key it is about.
