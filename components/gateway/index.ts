@@ -10,6 +10,7 @@ import { resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "./schema";
 
 export * from "./builders";
 export * from "./envoy-config";
+export * from "./network";
 export * from "./schema";
 
 export class EnvoyGateway extends pulumi.ComponentResource {
