@@ -83,7 +83,7 @@ export const envoyGatewaySettings = refined(
     ...gatewayEntries,
     servingGroups: doc(list(servingGroupRef, { min: 1, what: "serving group" }), "The serving groups to route to; groups with a canary get mirroring."),
     clusterDomain: doc(
-      v.optional(dnsLabelPath(), "cluster.local"),
+      v.optional(dnsDomain(), "cluster.local"),
       "Kubernetes cluster DNS domain (the kubelet's --cluster-domain): upstream names are <service>.<namespace>.svc.<domain>.",
     ),
   }),
@@ -96,7 +96,7 @@ export const envoyGatewaySettings = refined(
 );
 
 /** A DNS name of labels (cluster.local). */
-function dnsLabelPath() {
+function dnsDomain() {
   return pattern(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/, "must be a DNS domain such as cluster.local");
 }
 
