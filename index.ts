@@ -7,10 +7,11 @@ import { standardLabels, standardTags } from "./components/naming";
 import { GpuNodeGroup, GpuOperator, hostSoftwareOf } from "./components/gpu";
 import { ModelRepository } from "./components/model-repository";
 import { Monitoring } from "./components/monitoring";
-import type { ServingGroupRef } from "./components/contracts";
+import { PROMETHEUS_PODS, type ServingGroupRef } from "./components/contracts";
 import { Firewall } from "./components/firewall";
-import { EnvoyGateway } from "./components/gateway";
+import { EnvoyGateway, GATEWAY_LB_SECURITY_GROUP, gatewayNetworkNeeds, gatewayPods } from "./components/gateway";
 import { TritonPriorityClass, TritonServer } from "./components/triton";
+import { tritonNetworkNeeds, tritonPods } from "./components/triton/network";
 
 const config = loadStackConfig();
 const labels = standardLabels(config);
@@ -105,41 +106,49 @@ const monitoring = new Monitoring(
   k8sOpts,
 );
 
+// What each component's pods need from the network, declared by the component; the firewall
+// composes them (anything undeclared stays closed by its default-deny ingress).
+const tritonPodSet = tritonPods(config.triton.namespace);
+const gatewayPodSet = gatewayPods(config.triton.namespace);
+const networkNeeds = [
+  tritonNetworkNeeds({
+    pods: tritonPodSet,
+    servedBy: gatewayPodSet,
+    scrapedBy: PROMETHEUS_PODS,
+    // Triton's egress to its models: 443 (S3, STS for IRSA) or 2049 (EFS).
+    modelRepositoryEgressPort: modelRepository.binding.egressPort,
+  }),
+  gatewayNetworkNeeds({
+    pods: gatewayPodSet,
+    clientCidrs: config.gateway.clientCidrs,
+    clientNamespaces: config.gateway.clientNamespaces,
+    scrapedBy: PROMETHEUS_PODS,
+    upstream: tritonPodSet,
+  }),
+];
+
 // Firewall first: the gateway's load balancer needs the security group it creates.
 const firewall = new Firewall(
   "firewall",
   {
     namespace: config.triton.namespace,
     labels,
-    // Triton's egress to its models: 443 (S3, STS for IRSA) or 2049 (EFS).
-    modelRepositoryEgressPort: modelRepository.binding.egressPort,
-    clientCidrs: config.gateway.clientCidrs,
-    clientNamespaces: config.gateway.clientNamespaces,
+    needs: networkNeeds,
     vpcId: cluster.vpcId,
-    gpuNodeSecurityGroupId: gpuNodes.ref.securityGroupId,
-    clusterSecurityGroupId: cluster.clusterSecurityGroupId,
+    securityGroupIds: { gpuNodes: gpuNodes.ref.securityGroupId, cluster: cluster.clusterSecurityGroupId },
   },
   { providers: { aws: cluster.aws, kubernetes: cluster.k8s }, dependsOn: [servingNs] },
 );
+const gatewayLbSecurityGroupId = firewall.securityGroupIds[GATEWAY_LB_SECURITY_GROUP];
 
 const gateway = new EnvoyGateway(
   "gateway",
   {
+    ...config.gateway,
     namespace: config.triton.namespace,
     labels,
     servingGroups,
-    defaultGroup: config.gateway.defaultGroup,
-    mirrorPercent: config.gateway.mirrorPercent,
-    replicas: config.gateway.replicas,
-    zoneSpread: config.gateway.zoneSpread,
-    cpu: config.gateway.cpu,
-    memory: config.gateway.memory,
-    imageTag: config.gateway.imageTag,
-    inferTimeoutSeconds: config.gateway.inferTimeoutSeconds,
-    maxRequests: config.gateway.maxRequests,
-    loadBalancer: firewall.gatewayLbSecurityGroupId
-      ? { securityGroupId: firewall.gatewayLbSecurityGroupId, sourceRanges: config.gateway.clientCidrs, scheme: config.gateway.loadBalancerScheme }
-      : undefined,
+    loadBalancerSecurityGroupId: gatewayLbSecurityGroupId,
   },
   { ...k8sOpts, dependsOn: [servingNs] },
 );
@@ -169,5 +178,5 @@ export const grafanaAdminSecret = monitoring.grafanaAdminSecretName;
 export const prometheusUrl = monitoring.prometheusUrl;
 export const gatewayServiceName = gateway.serviceName;
 // null when the gateway has no load balancer (no client CIDRs: in-cluster clients only).
-export const gatewayLoadBalancerSecurityGroupId = firewall.gatewayLbSecurityGroupId ?? null;
+export const gatewayLoadBalancerSecurityGroupId = gatewayLbSecurityGroupId ?? null;
 export const tritonStatefulSets = tritonServers.flatMap((t) => t.resolved.tracks.map((x) => x.name));

@@ -115,3 +115,7 @@ export const DCGM_SCRAPED_BY_MONITORING = true;
  * (and a person in the console) can read them.
  */
 export const NODE_GROUP_ZONES_TAG = "triton-platform:zones";
+
+// ---- Monitoring ↔ network needs (components/network.ts) ------------------------------
+/** The Prometheus pods as a peer of network needs: Triton and the gateway admit their metrics ports to them. */
+export const PROMETHEUS_PODS = { name: "prometheus", namespace: MONITORING_NAMESPACE, labels: PROMETHEUS_POD_LABELS } as const;

@@ -8,7 +8,8 @@ import { gpuSettings } from "../components/gpu/schema";
 import { gpuCrossChecks } from "./gpu";
 import { modelRepositorySettings } from "../components/model-repository/schema";
 import { monitoringCrossChecks } from "./monitoring";
-import { gatewayCrossChecks, gatewaySection } from "./gateway";
+import { gatewaySettings } from "../components/gateway/schema";
+import { gatewayCrossChecks } from "./gateway";
 import { tritonSection } from "../components/triton/schema";
 import { tritonCrossChecks } from "./triton";
 
@@ -23,8 +24,7 @@ export const sections = {
   modelRepository: modelRepositorySettings,
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
   monitoring: v.optional(monitoringSettings, {}),
-  /** The Envoy gateway (mirroring to canaries) and who may reach it (config/gateway.ts). */
-  gateway: v.optional(gatewaySection, {}),
+  gateway: v.optional(gatewaySettings, {}),
 };
 
 // Checks that span sections; each names the key it is about.

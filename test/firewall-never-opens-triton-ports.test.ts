@@ -4,24 +4,66 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { ofType, plan } from "./helpers";
-import { GATEWAY_POD_LABELS, MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS } from "../components/contracts";
-import { PROMETHEUS_PEER, networkPolicies, resolveFirewallArgs, securityGroupRuleArgs, securityGroupRules, type FirewallArgs } from "../components/firewall";
+import { GATEWAY_POD_LABELS, MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, PROMETHEUS_PODS, TRITON_ALL_PODS } from "../components/contracts";
+import { networkPolicies, resolveFirewallArgs, securityGroupRuleArgs, securityGroupRules, type FirewallArgs } from "../components/firewall";
+import { gatewayNetworkNeeds, gatewayPods } from "../components/gateway/network";
+import { tritonNetworkNeeds, tritonPods } from "../components/triton/network";
+import type { NetworkNeeds } from "../components/network";
+import { NFS_PORT } from "../components/upstream/aws-efs-csi";
 import { isWorldOpen } from "../lib/cidr";
 import { loadConfig } from "../config";
 import { stackConfigWith } from "./stack-config-fixture";
 import { sgIngressOpenings } from "../policies/rules/firewall";
 
-const args: FirewallArgs = {
-  namespace: "triton",
-  labels: { "app.kubernetes.io/part-of": "triton-platform" },
-  modelRepositoryEgressPort: 443,
-  clientCidrs: ["10.10.0.0/16", "fd00::/48"],
-  clientNamespaces: ["ml-apps"],
-  vpcId: "vpc-1",
-  gpuNodeSecurityGroupId: "sg-gpu",
-  clusterSecurityGroupId: "sg-cluster",
+/** The stack's settings that shape the firewall: now inputs of the components' network needs. */
+interface Stack {
+  modelRepositoryEgressPort: number;
+  clientCidrs: readonly string[];
+  clientNamespaces: readonly string[];
+  /** The model repository on EFS: NFS from the GPU nodes to its mount targets' group. */
+  efs?: boolean;
+}
+const stack: Stack = { modelRepositoryEgressPort: 443, clientCidrs: ["10.10.0.0/16", "fd00::/48"], clientNamespaces: ["ml-apps"] };
+const PROMETHEUS_PEER = {
+  namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": MONITORING_NAMESPACE } },
+  podSelector: { matchLabels: { ...PROMETHEUS_POD_LABELS } },
 };
-const policies = (over: Partial<FirewallArgs> = {}) => networkPolicies(resolveFirewallArgs({ ...args, ...over })) as any[];
+
+/** An EFS model repository's need, as its component would declare it (the stack's own rule is the model repository's). */
+const efsNeeds: NetworkNeeds = {
+  component: "model-repository",
+  securityGroupRules: [
+    {
+      name: "efs-nfs-from-gpu-nodes",
+      direction: "ingress",
+      securityGroup: "efs",
+      fromPort: NFS_PORT,
+      toPort: NFS_PORT,
+      peer: { securityGroup: "gpuNodes" },
+      description: "NFS from the GPU nodes only (model repository on EFS)",
+    },
+  ],
+};
+
+/** The firewall's arguments as index.ts builds them: every component's declared needs. */
+function firewallArgs(over: Partial<Stack> = {}): FirewallArgs {
+  const s = { ...stack, ...over };
+  const triton = tritonPods("triton");
+  const gateway = gatewayPods("triton");
+  return {
+    namespace: "triton",
+    labels: { "app.kubernetes.io/part-of": "triton-platform" },
+    needs: [
+      tritonNetworkNeeds({ pods: triton, servedBy: gateway, scrapedBy: PROMETHEUS_PODS, modelRepositoryEgressPort: s.modelRepositoryEgressPort }),
+      gatewayNetworkNeeds({ pods: gateway, clientCidrs: s.clientCidrs, clientNamespaces: s.clientNamespaces, scrapedBy: PROMETHEUS_PODS, upstream: triton }),
+      ...(s.efs ? [efsNeeds] : []),
+    ],
+    vpcId: "vpc-1",
+    securityGroupIds: { gpuNodes: "sg-gpu", cluster: "sg-cluster", ...(s.efs ? { efs: "sg-efs" } : {}) },
+  };
+}
+const resolved = (over: Partial<Stack> = {}) => resolveFirewallArgs(firewallArgs(over));
+const policies = (over: Partial<Stack> = {}) => networkPolicies(resolved(over)) as any[];
 const byName = (ps: any[], name: string) => ps.find((p) => p.metadata.name === name);
 const ports = (rule: any) => rule.ports.map((p: any) => `${p.protocol}/${p.port}`);
 
@@ -82,7 +124,7 @@ describe("firewall", () => {
 
   describe("security-group rules", () => {
     it("admit Triton ports on the GPU nodes only from the cluster security group", () => {
-      const gpu = securityGroupRules(resolveFirewallArgs(args)).filter((r) => r.securityGroup === "gpuNodes");
+      const gpu = securityGroupRules(resolved()).filter((r) => r.securityGroup === "gpuNodes");
       assert.deepEqual(
         gpu.map((r) => [r.direction, r.fromPort, r.toPort, r.peer]),
         [
@@ -93,7 +135,7 @@ describe("firewall", () => {
     });
 
     it("admit each client CIDR to the gateway load balancer, IPv4 and IPv6", () => {
-      const specs = securityGroupRules(resolveFirewallArgs(args));
+      const specs = securityGroupRules(resolved());
       const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb", efs: undefined };
       const lb = specs.filter((r) => r.securityGroup === "gatewayLb" && r.direction === "ingress").map((s) => securityGroupRuleArgs(s, ids));
       assert.deepEqual(
@@ -105,14 +147,38 @@ describe("firewall", () => {
       );
     });
 
-    it("open EFS 2049 only from the GPU nodes, and only when the EFS backend is on", () => {
-      assert.ok(!securityGroupRules(resolveFirewallArgs(args)).some((r) => r.fromPort === 2049));
-      const efs = securityGroupRules(resolveFirewallArgs({ ...args, efsSecurityGroupId: "sg-efs" })).filter((r) => r.fromPort === 2049);
+    it("open EFS 2049 only from the GPU nodes, and only when the EFS backend declares it", () => {
+      assert.ok(!securityGroupRules(resolved()).some((r) => r.fromPort === 2049));
+      const efs = securityGroupRules(resolved({ efs: true })).filter((r) => r.fromPort === 2049);
       assert.deepEqual(efs.map((r) => [r.securityGroup, r.peer]), [["efs", { securityGroup: "gpuNodes" }]]);
+      const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb", efs: "sg-efs" };
+      assert.deepEqual(
+        efs.map((r) => securityGroupRuleArgs(r, ids)),
+        [
+          {
+            securityGroupId: "sg-efs",
+            ipProtocol: "tcp",
+            fromPort: 2049,
+            toPort: 2049,
+            description: efsNeeds.securityGroupRules![0].description,
+            referencedSecurityGroupId: "sg-gpu",
+          },
+        ],
+      );
     });
 
     it("refuse a world-open client CIDR even when called without the config schema", () => {
-      assert.throws(() => resolveFirewallArgs({ ...args, clientCidrs: ["0.0.0.0/0"] }), /narrower than \/0/);
+      const rule = "must not be a world-open range (/0): declare the networks, or the anywhere peer";
+      for (const open of ["0.0.0.0/0", "::/0", "10.0.0.0/0"]) {
+        assert.throws(
+          () => resolved({ clientCidrs: ["10.10.0.0/16", open] }),
+          (e: any) =>
+            e.name === "SettingsError" &&
+            // Both places the gateway declares it: its pods' NetworkPolicy and its load balancer's security group.
+            e.problems.includes(`needs[1].connections[0].allowFrom[0].peers[1].cidr ${rule}, got "${open}"`) &&
+            e.problems.includes(`needs[1].securityGroupRules[1].peer.cidr ${rule}, got "${open}"`),
+        );
+      }
     });
   });
 
@@ -140,7 +206,7 @@ describe("firewall", () => {
           return cidrs.length === 0 || cidrs.some(isWorldOpen);
         }
         if (cidrs.some(isWorldOpen)) return false;
-        const r = resolveFirewallArgs({ ...args, clientCidrs: cfg.gateway.clientCidrs, modelRepositoryEgressPort: port as 443 | 2049, efsSecurityGroupId: efs ? "sg-efs" : undefined });
+        const r = resolved({ clientCidrs: cfg.gateway.clientCidrs, modelRepositoryEgressPort: port, efs });
         const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb", efs: efs ? "sg-efs" : undefined };
         // AWS: no ingress rule with a /0 source touches 8000-8002.
         for (const spec of securityGroupRules(r)) {

@@ -233,7 +233,7 @@ describe("gateway routes and mirroring", () => {
       assert.equal(clusterIp.spec.type, "ClusterIP");
       assert.deepEqual(clusterIp.spec.ports.map((p: any) => p.port), [8000, 8001]);
       assert.deepEqual(clusterIp.spec.selector, { ...GATEWAY_POD_LABELS });
-      const lb = gatewayService(resolveEnvoyGatewayArgs({ ...args, loadBalancer: { securityGroupId: "sg-1", sourceRanges: ["10.0.0.0/8"] } })) as any;
+      const lb = gatewayService(resolveEnvoyGatewayArgs({ ...args, clientCidrs: ["10.0.0.0/8"], loadBalancerSecurityGroupId: "sg-1" })) as any;
       assert.equal(lb.spec.type, "LoadBalancer");
       assert.deepEqual(lb.spec.loadBalancerSourceRanges, ["10.0.0.0/8"]);
       assert.equal(lb.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-security-groups"], "sg-1");
@@ -249,7 +249,10 @@ describe("gateway routes and mirroring", () => {
     });
 
     it("reject a default group that is not a serving group", () => {
-      assert.throws(() => resolveEnvoyGatewayArgs({ ...args, defaultGroup: "audio" }), /defaultGroup "audio" is not one of the serving groups/);
+      assert.throws(
+        () => resolveEnvoyGatewayArgs({ ...args, defaultGroup: "audio" }),
+        (e: any) => e.name === "SettingsError" && e.problems.includes('defaultGroup must name one of the serving groups (vision, text), got "audio"'),
+      );
     });
   });
 

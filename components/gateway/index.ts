@@ -1,265 +1,17 @@
 // The Envoy gateway: a Deployment of a pinned Envoy with its bootstrap in a ConfigMap, a
 // Service exposing only the HTTP (8000) and gRPC (8001) listeners, and a PDB. Routes each
-// serving group to its primary and mirrors a fraction of requests to its canary.
-import { createHash } from "node:crypto";
+// serving group to its primary and mirrors a fraction of requests to its canary. Settings and
+// defaults: ./schema.ts; manifests: ./builders.ts and ./envoy-config.ts; what its pods need
+// from the network: ./network.ts (composed by the Firewall).
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
-import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS, type ServingGroupRef } from "../contracts";
-import { ADMIN_PATHS, ENVOY_BINARY, ENVOY_DEFAULT_TAG, ENVOY_IMAGE_REPOSITORY, ENVOY_UID, envoyArgs, toJson } from "../upstream/envoy";
-import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
-import { ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap } from "./envoy-config";
+import { gatewayConfigMap, gatewayDeployment, gatewayPodDisruptionBudget, gatewayService } from "./builders";
+import { resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "./schema";
 
+export * from "./builders";
 export * from "./envoy-config";
-
-const CONFIG_DIR = "/etc/envoy";
-export const GATEWAY_NAME = "triton-gateway";
-
-/** Arguments for the Envoy gateway. */
-export interface EnvoyGatewayArgs {
-  /** Namespace of the gateway and of the Triton Services it routes to. */
-  readonly namespace: string;
-  /** Standard labels of the stack. */
-  readonly labels: Record<string, string>;
-  /** The serving groups to route to; groups with a canary get mirroring. */
-  readonly servingGroups: readonly ServingGroupRef[];
-  /** Group serving requests without the x-triton-group header. @default the first group */
-  readonly defaultGroup?: string;
-  /** Percentage of requests mirrored to each canary, 0–100. @default 0 */
-  readonly mirrorPercent?: number;
-  /** Replicas. @default 2 */
-  readonly replicas?: number;
-  /** Zone spread: required (DoNotSchedule) or preferred (ScheduleAnyway). @default "preferred" */
-  readonly zoneSpread?: "required" | "preferred";
-  /** CPU request (Envoy worker threads = ceil of it). @default "500m" */
-  readonly cpu?: string;
-  /** Memory request and limit. @default "256Mi" */
-  readonly memory?: string;
-  /** envoyproxy/envoy tag. @default ENVOY_DEFAULT_TAG */
-  readonly imageTag?: string;
-  /** Timeout of one inference call. @default 60 */
-  readonly inferTimeoutSeconds?: number;
-  /** Circuit breaker per upstream cluster. @default 1024 */
-  readonly maxRequests?: number;
-  /** Kubernetes cluster DNS domain. @default "cluster.local" */
-  readonly clusterDomain?: string;
-  /** An NLB in front of the gateway; absent → ClusterIP only (in-cluster clients). */
-  readonly loadBalancer?: {
-    /** Frontend security group that admits only the client CIDRs (components/firewall). */
-    readonly securityGroupId: pulumi.Input<string>;
-    /** The client CIDRs (also set as loadBalancerSourceRanges). */
-    readonly sourceRanges: readonly string[];
-    /** @default "internal" */
-    readonly scheme?: "internal" | "internet-facing";
-  };
-}
-
-export type ResolvedEnvoyGatewayArgs = Required<Omit<EnvoyGatewayArgs, "loadBalancer">> & Pick<EnvoyGatewayArgs, "loadBalancer">;
-
-/** Apply defaults once and validate what the config schema cannot see. */
-export function resolveEnvoyGatewayArgs(args: EnvoyGatewayArgs): ResolvedEnvoyGatewayArgs {
-  const problems: string[] = [];
-  if (args.servingGroups.length === 0) problems.push("servingGroups must list at least one group");
-  const defaultGroup = args.defaultGroup ?? args.servingGroups[0]?.name ?? "";
-  if (args.servingGroups.length && !args.servingGroups.some((g) => g.name === defaultGroup)) {
-    problems.push(`defaultGroup "${defaultGroup}" is not one of the serving groups (${args.servingGroups.map((g) => g.name).join(", ")})`);
-  }
-  const mirrorPercent = args.mirrorPercent ?? 0;
-  if (!(mirrorPercent >= 0 && mirrorPercent <= 100)) problems.push(`mirrorPercent must be within 0-100, got ${mirrorPercent}`);
-  if (problems.length) throw new pulumi.InputPropertyError({ propertyPath: "gateway", reason: problems.join("; ") });
-  return {
-    namespace: args.namespace,
-    labels: args.labels,
-    servingGroups: args.servingGroups,
-    defaultGroup,
-    mirrorPercent,
-    replicas: args.replicas ?? 2,
-    zoneSpread: args.zoneSpread ?? "preferred",
-    cpu: args.cpu ?? "500m",
-    memory: args.memory ?? "256Mi",
-    imageTag: args.imageTag ?? ENVOY_DEFAULT_TAG,
-    inferTimeoutSeconds: args.inferTimeoutSeconds ?? 60,
-    maxRequests: args.maxRequests ?? 1024,
-    clusterDomain: args.clusterDomain ?? "cluster.local",
-    loadBalancer: args.loadBalancer,
-  };
-}
-
-/** CPU quantity → whole cores, at least 1 ("500m" → 1, "2" → 2, "2500m" → 3). */
-export function workerThreads(cpu: string): number {
-  const m = cpu.match(/^(\d+(?:\.\d+)?)(m?)$/);
-  if (!m) return 1;
-  const cores = Number(m[1]) / (m[2] ? 1000 : 1);
-  return Math.max(1, Math.ceil(cores));
-}
-
-const bootstrapJsonOf = new WeakMap<ResolvedEnvoyGatewayArgs, string>();
-
-/** Pure: the bootstrap JSON (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
-export function gatewayBootstrapJson(r: ResolvedEnvoyGatewayArgs): string {
-  const known = bootstrapJsonOf.get(r);
-  if (known !== undefined) return known;
-  const text = toJson(
-    envoyBootstrap({
-      servingGroups: r.servingGroups,
-      tritonNamespace: r.namespace,
-      clusterDomain: r.clusterDomain,
-      defaultGroup: r.defaultGroup,
-      mirrorPercent: r.mirrorPercent,
-      inferTimeoutSeconds: r.inferTimeoutSeconds,
-      maxRequests: r.maxRequests,
-    }),
-  );
-  bootstrapJsonOf.set(r, text);
-  return text;
-}
-
-function meta(r: ResolvedEnvoyGatewayArgs, name: string) {
-  return { name, namespace: r.namespace, labels: { ...r.labels, ...GATEWAY_POD_LABELS, "app.kubernetes.io/component": "gateway" } };
-}
-
-/**
- * Name of the ConfigMap holding a bootstrap: content-addressed. A changed bootstrap is a new
- * ConfigMap (created before the old one is deleted, since the names differ), and the
- * Deployment's changed volume rolls the pods onto it. With a fixed name the provider would
- * delete the old ConfigMap first (its data is immutable), leaving new pods without config.
- */
-export function gatewayConfigMapName(configText: string): string {
-  return `${GATEWAY_NAME}-config-${createHash("sha256").update(configText).digest("hex").slice(0, 10)}`;
-}
-
-export function gatewayConfigMap(r: ResolvedEnvoyGatewayArgs): k8s.types.input.core.v1.ConfigMap {
-  const text = gatewayBootstrapJson(r);
-  return {
-    apiVersion: "v1",
-    kind: "ConfigMap",
-    metadata: meta(r, gatewayConfigMapName(text)),
-    // Immutable: the running pods' config can only change by a rollout (and the kubelet stops watching it).
-    immutable: true,
-    data: { [ENVOY_CONFIG_FILE]: text },
-  };
-}
-
-export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.apps.v1.Deployment {
-  const configText = gatewayBootstrapJson(r);
-  const podLabels = { ...r.labels, ...GATEWAY_POD_LABELS };
-  return {
-    apiVersion: "apps/v1",
-    kind: "Deployment",
-    metadata: meta(r, GATEWAY_NAME),
-    spec: {
-      replicas: r.replicas,
-      selector: { matchLabels: { ...GATEWAY_POD_LABELS } },
-      // Surge, never dip: a rollout must not reduce gateway capacity.
-      strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
-      // The bootstrap is read once at start; its content-addressed ConfigMap name (below)
-      // changes with it, so a config change rolls the pods.
-      template: {
-        metadata: { labels: podLabels },
-        spec: {
-          // Static config: Envoy never talks to the Kubernetes API, so it gets no token to leak.
-          automountServiceAccountToken: false,
-          // drain-time-s plus headroom: in-flight inferences finish before SIGKILL.
-          terminationGracePeriodSeconds: 45,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: ENVOY_UID,
-            runAsGroup: ENVOY_UID,
-            seccompProfile: { type: "RuntimeDefault" },
-          },
-          topologySpreadConstraints: [
-            {
-              maxSkew: 1,
-              topologyKey: "topology.kubernetes.io/zone",
-              whenUnsatisfiable: r.zoneSpread === "required" ? "DoNotSchedule" : "ScheduleAnyway",
-              labelSelector: { matchLabels: { ...GATEWAY_POD_LABELS } },
-            },
-            // Two replicas on one node die together with it.
-            { maxSkew: 1, topologyKey: "kubernetes.io/hostname", whenUnsatisfiable: "ScheduleAnyway", labelSelector: { matchLabels: { ...GATEWAY_POD_LABELS } } },
-          ],
-          containers: [
-            {
-              name: "envoy",
-              image: `${ENVOY_IMAGE_REPOSITORY}:${r.imageTag}`,
-              command: [ENVOY_BINARY],
-              args: envoyArgs({ configPath: `${CONFIG_DIR}/${ENVOY_CONFIG_FILE}`, concurrency: workerThreads(r.cpu), drainSeconds: 30 }),
-              ports: [
-                { name: "http", containerPort: GATEWAY_PORTS.http, protocol: "TCP" },
-                { name: "grpc", containerPort: GATEWAY_PORTS.grpc, protocol: "TCP" },
-                { name: GATEWAY_METRICS.portName, containerPort: GATEWAY_METRICS.port, protocol: "TCP" },
-                { name: "ready", containerPort: ENVOY_READY_PORT, protocol: "TCP" },
-                // The admin port (loopback) is deliberately not declared.
-              ],
-              // /ready is 503 until clusters are initialised (DNS resolved, first health checks).
-              startupProbe: { httpGet: { path: ADMIN_PATHS.ready, port: ENVOY_READY_PORT }, periodSeconds: 2, failureThreshold: 30 },
-              readinessProbe: { httpGet: { path: ADMIN_PATHS.ready, port: ENVOY_READY_PORT }, periodSeconds: 5, failureThreshold: 2 },
-              // Liveness on the socket, not /ready: a draining Envoy reports not-ready and must not be killed for it.
-              livenessProbe: { tcpSocket: { port: ENVOY_READY_PORT }, periodSeconds: 10, failureThreshold: 3 },
-              resources: {
-                requests: { cpu: r.cpu, memory: r.memory },
-                // Memory limit = request: a proxy that grows past it is leaking; no CPU limit (throttling adds tail latency).
-                limits: { memory: r.memory },
-              },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ["ALL"] },
-              },
-              volumeMounts: [
-                { name: "config", mountPath: CONFIG_DIR, readOnly: true },
-                { name: "tmp", mountPath: "/tmp" },
-              ],
-            },
-          ],
-          volumes: [
-            { name: "config", configMap: { name: gatewayConfigMapName(configText) } },
-            { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
-          ],
-        },
-      },
-    },
-  };
-}
-
-export function gatewayService(r: ResolvedEnvoyGatewayArgs): k8s.types.input.core.v1.Service {
-  const lb = r.loadBalancer;
-  return {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: {
-      ...meta(r, GATEWAY_NAME),
-      ...(lb
-        ? {
-            annotations: nlbAnnotations({
-              scheme: lb.scheme ?? "internal",
-              securityGroupId: lb.securityGroupId,
-              healthCheck: { port: ENVOY_READY_PORT, path: ADMIN_PATHS.ready },
-            }),
-          }
-        : {}),
-    },
-    spec: {
-      type: lb ? "LoadBalancer" : "ClusterIP",
-      selector: { ...GATEWAY_POD_LABELS },
-      // Only the serving listeners: metrics, ready and admin are never behind the Service.
-      ports: [
-        { name: "http", port: GATEWAY_PORTS.http, targetPort: GATEWAY_PORTS.http, protocol: "TCP" },
-        { name: "grpc", port: GATEWAY_PORTS.grpc, targetPort: GATEWAY_PORTS.grpc, protocol: "TCP", appProtocol: "kubernetes.io/h2c" },
-      ],
-      ...(lb ? { loadBalancerSourceRanges: [...lb.sourceRanges] } : {}),
-    },
-  };
-}
-
-export function gatewayPodDisruptionBudget(r: ResolvedEnvoyGatewayArgs): k8s.types.input.policy.v1.PodDisruptionBudget {
-  return {
-    apiVersion: "policy/v1",
-    kind: "PodDisruptionBudget",
-    metadata: meta(r, GATEWAY_NAME),
-    // maxUnavailable 1 rather than minAvailable: with one replica a drain still proceeds, with many only one goes at a time.
-    spec: { maxUnavailable: 1, selector: { matchLabels: { ...GATEWAY_POD_LABELS } } },
-  };
-}
+export * from "./network";
+export * from "./schema";
 
 export class EnvoyGateway extends pulumi.ComponentResource {
   readonly configMap: k8s.core.v1.ConfigMap;
@@ -270,7 +22,8 @@ export class EnvoyGateway extends pulumi.ComponentResource {
 
   constructor(name: string, args: EnvoyGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
     super("triton-platform:gateway:EnvoyGateway", name, {}, opts);
-    const r = resolveEnvoyGatewayArgs(args);
+    // Defaults and rules once, before anything is created.
+    const r = resolveEnvoyGatewayArgs(args, name);
     this.configMap = new k8s.core.v1.ConfigMap(`${name}-config`, gatewayConfigMap(r), { parent: this });
     this.deployment = new k8s.apps.v1.Deployment(name, gatewayDeployment(r), { parent: this, dependsOn: [this.configMap] });
     this.service = new k8s.core.v1.Service(name, gatewayService(r), { parent: this });
@@ -279,5 +32,3 @@ export class EnvoyGateway extends pulumi.ComponentResource {
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }
-
-
