@@ -217,4 +217,4 @@ export function parseSettings<S extends Schema>(schema: S, input: unknown, subje
 }
 
 /** A schema's input type as a component's public Args take it: readonly all the way down. */
-export type DeepReadonly<T> = T extends (infer I)[] ? readonly DeepReadonly<I>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+export type DeepReadonly<T> = T extends readonly (infer I)[] ? readonly DeepReadonly<I>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;

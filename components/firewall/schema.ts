@@ -6,7 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import { isWorldOpen, parseCidr } from "../../lib/cidr";
-import { dnsLabel, doc, integer, list, mapping, oneOf, parseSettings, refined, section, str, type CheckContext } from "../../lib/schema";
+import { dnsLabel, doc, integer, list, mapping, oneOf, parseSettings, refined, section, str, type CheckContext, type DeepReadonly } from "../../lib/schema";
 import type { NetworkNeeds, SgRef } from "../network";
 
 const LABELS_RULE = "must be a mapping of label keys to values";
@@ -172,10 +172,9 @@ function namesAndGroups(existing: readonly SgRef[]) {
 }
 
 /** Plain settings as a caller may pass them: nothing is mutated, so readonly arrays are welcome. */
-type Frozen<T> = T extends readonly (infer U)[] ? readonly Frozen<U>[] : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T;
 
 /** Arguments of the Firewall: its settings (see the schema for defaults) plus runtime references. */
-export type FirewallArgs = Frozen<Omit<v.InferInput<typeof firewallSettings>, "needs">> & {
+export type FirewallArgs = DeepReadonly<Omit<v.InferInput<typeof firewallSettings>, "needs">> & {
   /** Every component's network needs (components/<c>/network.ts), in creation order. */
   readonly needs: readonly NetworkNeeds[];
   /** Standard labels of the stack. */

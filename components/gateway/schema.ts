@@ -10,7 +10,7 @@ import type { ServingGroupRef } from "../contracts";
 import { ENVOY_DEFAULT_TAG } from "../upstream/envoy";
 import { hasHostBits, isWorldOpen, parseCidr } from "../../lib/cidr";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
-import { bool, checkSettings, dnsLabel, doc, integer, list, number, oneOf, pattern, quantity, refined, section, uniqueList } from "../../lib/schema";
+import { bool, checkSettings, dnsLabel, doc, integer, list, number, oneOf, pattern, quantity, refined, section, uniqueList, type DeepReadonly } from "../../lib/schema";
 
 const CIDR_RULE = "must be a CIDR such as 10.0.0.0/16 or 2001:db8::/32 with no host bits set";
 
@@ -101,13 +101,12 @@ function dnsDomain() {
 }
 
 /** Plain settings as a caller may pass them: nothing is mutated, so readonly arrays are welcome. */
-type Frozen<T> = T extends readonly (infer U)[] ? readonly Frozen<U>[] : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T;
 
-export type GatewaySettingsInput = Frozen<v.InferInput<typeof gatewaySettings>>;
+export type GatewaySettingsInput = DeepReadonly<v.InferInput<typeof gatewaySettings>>;
 export type GatewaySettings = v.InferOutput<typeof gatewaySettings>;
 
 /** Arguments of the Envoy gateway: its settings (see the schema for defaults) plus runtime references. */
-export type EnvoyGatewayArgs = Frozen<v.InferInput<typeof envoyGatewaySettings>> & {
+export type EnvoyGatewayArgs = DeepReadonly<v.InferInput<typeof envoyGatewaySettings>> & {
   /** Namespace of the gateway and of the Triton Services it routes to. */
   readonly namespace: string;
   /** Standard labels of the stack. */

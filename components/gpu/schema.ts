@@ -7,13 +7,12 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import { DCGM_SCRAPED_BY_MONITORING } from "../contracts";
 import { GPU_AMI_TYPE_NAMES, GPU_BY_INSTANCE_FAMILY, instanceFamily } from "../upstream/eks";
-import { bool, checkSettings, dnsLabel, doc, integer, list, oneOf, parseSettings, pattern, pinnedVersion, refined, section, str } from "../../lib/schema";
+import { bool, checkSettings, dnsLabel, doc, integer, list, oneOf, parseSettings, pattern, pinnedVersion, refined, section, str, type DeepReadonly } from "../../lib/schema";
 import { uniqueList } from "../../lib/schema";
 import type { CheckContext, Schema } from "../../lib/schema";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
 
 /** Plain settings as a caller may pass them: nothing is mutated, so readonly arrays are welcome. */
-type Frozen<T> = T extends readonly (infer U)[] ? readonly Frozen<U>[] : T extends object ? { readonly [K in keyof T]: Frozen<T[K]> } : T;
 
 const instanceType = pattern(/^[a-z][a-z0-9-]*\.[a-z0-9]+$/, "must be an EC2 instance type such as g5.xlarge");
 const knownFamilies = Object.keys(GPU_BY_INSTANCE_FAMILY).join(", ");
@@ -108,7 +107,7 @@ function withGpuType<S extends Schema<{ instanceTypes: string[]; gpuType?: strin
 /** Settings of a GpuNodeGroup (what resolveGpuNodeGroupArgs parses). */
 export const gpuNodeGroupSettings = withGpuType(section({ ...nodeGroupEntries, ...nodeGroupArgsEntries }));
 export type GpuNodeGroupSettings = v.InferOutput<typeof gpuNodeGroupSettings>;
-export type GpuNodeGroupSettingsInput = Frozen<v.InferInput<typeof gpuNodeGroupSettings>>;
+export type GpuNodeGroupSettingsInput = DeepReadonly<v.InferInput<typeof gpuNodeGroupSettings>>;
 
 /** Arguments for a GPU node group: its settings (documented in the schema above) and what the stack wires in. */
 export interface GpuNodeGroupArgs extends GpuNodeGroupSettingsInput {
@@ -191,7 +190,7 @@ export const gpuOperatorSettings = refined(section({ ...operatorEntries, ...oper
   }
 });
 export type GpuOperatorSettings = v.InferOutput<typeof gpuOperatorSettings>;
-export type GpuOperatorSettingsInput = Frozen<v.InferInput<typeof gpuOperatorSettings>>;
+export type GpuOperatorSettingsInput = DeepReadonly<v.InferInput<typeof gpuOperatorSettings>>;
 
 /** Arguments for the GPU Operator: its settings (documented in the schema above) and the stack's labels. */
 export interface GpuOperatorArgs extends GpuOperatorSettingsInput {
