@@ -5,13 +5,10 @@ import { refined, section } from "../lib/schema";
 import { clusterSettings, environmentSetting, tagsSetting } from "../components/cluster/schema";
 import { monitoringSettings } from "../components/monitoring/schema";
 import { gpuSettings } from "../components/gpu/schema";
-import { gpuCrossChecks } from "./gpu";
 import { modelRepositorySettings } from "../components/model-repository/schema";
-import { monitoringCrossChecks } from "./monitoring";
 import { gatewaySettings } from "../components/gateway/schema";
-import { gatewayCrossChecks } from "./gateway";
 import { tritonSection } from "../components/triton/schema";
-import { tritonCrossChecks } from "./triton";
+import { CROSS_SECTION_RULES } from "./cross-section";
 
 export { ENVIRONMENTS } from "../components/cluster/schema";
 
@@ -27,8 +24,11 @@ export const sections = {
   gateway: v.optional(gatewaySettings, {}),
 };
 
-// Checks that span sections; each names the key it is about.
-export const stackConfigSchema = refined(section(sections), gpuCrossChecks, monitoringCrossChecks, gatewayCrossChecks, tritonCrossChecks);
+/** Every section, each checked by its own component's schema. */
+export const sectionsSchema = section(sections);
+
+// Then the rules that span sections (config/cross-section.ts); each names the key it is about.
+export const stackConfigSchema = refined(sectionsSchema, ...CROSS_SECTION_RULES.map((r) => r.check));
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
 export type StackConfig = v.InferOutput<typeof stackConfigSchema> & {

@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { doc } from "../lib/schema";
 import { documentKeys, keysOf, type KeyDoc } from "../lib/schema-doc";
 import { awsRegion, SECTION_PAGES, sections } from "../config/schema";
+import { CROSS_SECTION_RULES } from "../config/cross-section";
 
 const ROOT = path.resolve(__dirname, "..");
 const PROJECT = "triton-platform";
@@ -27,7 +28,19 @@ function table(rows: KeyDoc[]): string {
 
 /** The generated table of one section (its keys relative to `triton-platform:<section>`). */
 export function sectionTable(name: keyof typeof sections): string {
-  return table(documentKeys(sections[name] as v.GenericSchema));
+  return table(withCrossSectionRules(name, documentKeys(sections[name] as v.GenericSchema)));
+}
+
+/** A section's rows with the rules config/cross-section.ts adds to its keys. */
+function withCrossSectionRules(name: string, rows: KeyDoc[]): KeyDoc[] {
+  const extra = new Map<string, string[]>();
+  for (const r of CROSS_SECTION_RULES) {
+    if (!r.key.startsWith(`${name}.`)) continue;
+    const key = r.key.slice(name.length + 1);
+    if (!rows.some((row) => row.key === key)) throw new Error(`config/cross-section.ts: rule on ${r.key}, a key the ${name} schema does not have`);
+    extra.set(key, [...(extra.get(key) ?? []), r.doc]);
+  }
+  return rows.map((row) => (extra.has(row.key) ? { ...row, rule: [row.rule, ...extra.get(row.key)!].filter(Boolean).join("; ") } : row));
 }
 
 /** The README's table: every top-level key, where its keys are documented. */

@@ -3,7 +3,7 @@
 // direct caller of EnvoyGateway resolves through resolveEnvoyGatewayArgs over the same
 // entries, so the stack file and the component get each default from the same line. The
 // rules that read other sections (prod needs client CIDRs; defaultGroup names one of
-// triton.groups) stay in config/gateway.ts.
+// triton.groups) are config/cross-section.ts rules.
 import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import type { ServingGroupRef } from "../contracts";

@@ -1,0 +1,122 @@
+// The rules that read more than one section of the stack configuration. Each section's own
+// keys, defaults and rules are its component's schema (components/<c>/schema.ts); what is
+// here could not be checked by one component alone. Each rule names the key it reports on
+// and states itself for the docs (npm run docs adds it to that key's rule column).
+import type * as v from "valibot";
+import type { CheckContext } from "../lib/schema";
+import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
+import { checkTritonImages } from "../components/gpu/compatibility";
+import { isGpuAmiType } from "../components/upstream/eks";
+import { canaryImageRef, imageRef } from "../components/triton/schema";
+import type { sectionsSchema } from "./schema";
+
+/** The configuration as the cross-section rules see it: every section parsed and defaulted. */
+export type ParsedSections = v.InferOutput<typeof sectionsSchema>;
+
+export interface CrossSectionRule {
+  /** The key the rule reports on, as the docs name it (`gpu.maxUnavailable`, `triton.groups[].gpu.type`). */
+  readonly key: string;
+  /** The rule in the docs' words. */
+  readonly doc: string;
+  readonly check: (cfg: ParsedSections, ctx: CheckContext) => void;
+}
+
+type ImageRefs = { path: (string | number)[]; image: string }[];
+
+/** Image references of every serving group (primary and canary), with the key each comes from. */
+export function tritonImageRefs(triton: ParsedSections["triton"]): ImageRefs {
+  return triton.groups.flatMap((g, i): ImageRefs => {
+    const canary = canaryImageRef(g);
+    return [
+      { path: ["triton", "groups", i, "image"], image: imageRef(g.image) },
+      ...(canary ? [{ path: ["triton", "groups", i, "canary", "image"], image: canary }] : []),
+    ];
+  });
+}
+
+export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
+  {
+    key: "gpu.maxUnavailable",
+    doc: "must be 1 in prod",
+    check: (cfg, ctx) => {
+      if (cfg.environment === "prod" && cfg.gpu.maxUnavailable > 1) {
+        ctx.addIssue({ path: ["gpu", "maxUnavailable"], message: "must be 1 in prod (an update never takes more than one GPU node out at a time)" });
+      }
+    },
+  },
+  {
+    key: "gpu.scaling.min",
+    doc: "must be at least the number of cluster.zones in prod",
+    check: (cfg, ctx) => {
+      const zones = cfg.cluster.zones.length;
+      if (cfg.environment === "prod" && cfg.gpu.scaling.min < zones) {
+        ctx.addIssue({
+          path: ["gpu", "scaling", "min"],
+          message: `must be at least the number of cluster.zones (${zones}) in prod, so losing a zone leaves GPU capacity`,
+        });
+      }
+    },
+  },
+  {
+    key: "triton.groups[].image",
+    doc: "its CUDA version must run on the driver branch of gpu.amiType (primary and canary images)",
+    check: (cfg, ctx) => {
+      if (!isGpuAmiType(cfg.gpu.amiType)) return;
+      const images = tritonImageRefs(cfg.triton);
+      for (const p of checkTritonImages(
+        images.map((x) => x.image),
+        cfg.gpu.amiType,
+      )) {
+        ctx.addIssue({ path: images[p.index].path, message: `is incompatible with gpu.amiType: ${p.message}` });
+      }
+    },
+  },
+  {
+    key: "triton.groups[].gpu.type",
+    doc: "must be the GPU node group's gpuType",
+    check: (cfg, ctx) => {
+      const nodeGpu = cfg.gpu.gpuType;
+      cfg.triton.groups.forEach((g, i) => {
+        if (g.gpu.type !== nodeGpu) {
+          ctx.addIssue({
+            path: ["triton", "groups", i, "gpu", "type"],
+            message: `must be the GPU node group's gpu-type (${nodeGpu}): no node carries that label, so the pods would stay Pending`,
+          });
+        }
+      });
+    },
+  },
+  {
+    key: "gpu.operator.serviceMonitor",
+    doc: "must be false while the monitoring component scrapes dcgm-exporter itself",
+    check: (cfg, ctx) => {
+      if (DCGM_SCRAPED_BY_MONITORING && cfg.gpu.operator.serviceMonitor) {
+        ctx.addIssue({
+          path: ["gpu", "operator", "serviceMonitor"],
+          message:
+            "must be false: the monitoring component already scrapes dcgm-exporter (job dcgm-exporter, keeping the GPU pod's namespace/pod labels); a second scrape doubles every GPU series and alert",
+        });
+      }
+    },
+  },
+  {
+    key: "gateway.clientCidrs",
+    doc: "must list at least one CIDR in prod",
+    check: (cfg, ctx) => {
+      if (cfg.environment === "prod" && cfg.gateway.clientCidrs.length === 0) {
+        ctx.addIssue({ path: ["gateway", "clientCidrs"], message: "must list at least one client CIDR in prod (the gateway load balancer has no world-open default)" });
+      }
+    },
+  },
+  {
+    key: "gateway.defaultGroup",
+    doc: "must name one of triton.groups",
+    check: (cfg, ctx) => {
+      const groups = cfg.triton.groups.map((g) => g.name);
+      const dg = cfg.gateway.defaultGroup;
+      if (dg !== undefined && !groups.includes(dg)) {
+        ctx.addIssue({ path: ["gateway", "defaultGroup"], message: `must name one of triton.groups (${groups.join(", ")})` });
+      }
+    },
+  },
+];
