@@ -5,6 +5,11 @@ import * as assert from "node:assert/strict";
 import * as v from "valibot";
 import { doc, integer, list, oneOf, pattern, section, uniqueList } from "../lib/schema";
 import { documentKeys } from "../lib/schema-doc";
+import { generatedFiles } from "../tools/docs";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ROOT } from "./helpers";
+import { sections } from "../config/schema";
 
 describe("settings documentation", () => {
   const schema = section({
@@ -36,4 +41,18 @@ describe("settings documentation", () => {
     assert.equal(rows.nested.default, "`{}`");
   });
 
+  it("every key of the stack configuration is documented in its schema", () => {
+    const missing = Object.entries(sections).flatMap(([name, s]) =>
+      [{ key: "", description: documentKeys(v.object({ [name]: s as v.GenericSchema }))[0].description }, ...documentKeys(s as v.GenericSchema)]
+        .filter((r) => r.description === "")
+        .map((r) => (r.key ? `${name}.${r.key}` : name)),
+    );
+    assert.deepEqual(missing, [], "keys without doc(): give each its description where its rule is written");
+  });
+
+  it("the docs pages, the README key table and Pulumi.yaml are what npm run docs writes", () => {
+    for (const [rel, text] of Object.entries(generatedFiles())) {
+      assert.equal(fs.readFileSync(path.join(ROOT, rel), "utf8"), text, `${rel} is stale: run npm run docs`);
+    }
+  });
 });

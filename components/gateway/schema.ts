@@ -70,7 +70,7 @@ const gatewayEntries = {
 };
 
 /** The `triton-platform:gateway` section of a stack file. */
-export const gatewaySettings = section(gatewayEntries);
+export const gatewaySettings = doc(section(gatewayEntries), "The Envoy gateway in front of the serving groups (routes, canary mirroring, circuit breakers) and who may reach it.");
 
 const servingGroupRef = section({
   name: doc(dnsLabel, "The group's name (its Services are named after it)."),

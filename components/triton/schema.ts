@@ -181,23 +181,26 @@ export type TritonGroupSettings = v.InferOutput<typeof tritonGroupSettings>;
 export type TritonGroupSettingsInput = v.InferInput<typeof tritonGroupSettings>;
 
 /** The `triton` section of the stack config: the namespace and the serving groups. */
-export const tritonSection = section({
-  namespace: doc(v.optional(dnsLabel, "triton"), "Namespace the Triton serving groups run in (Pod Security restricted)."),
-  groups: doc(
-    refined(list(tritonGroupSettings, { min: 1, what: "serving group" }), (groups, ctx) => {
-      // One Set pass: no per-pair comparison, so 100 groups cost 10× what 10 do.
-      const names = new Map<string, number>();
-      groups.forEach((g, i) => {
-        for (const n of g.canary ? [tritonName(g.name, "primary"), tritonName(g.name, "canary")] : [tritonName(g.name, "primary")]) {
-          const prev = names.get(n);
-          if (prev !== undefined) ctx.addIssue({ path: [i, "name"], message: `must be unique: ${n} is also used by groups[${prev}]` });
-          else names.set(n, i);
-        }
-      });
-    }),
-    "Serving groups, one TritonServer each; their names (and `<name>-canary`) are unique.",
-  ),
-});
+export const tritonSection = doc(
+  section({
+    namespace: doc(v.optional(dnsLabel, "triton"), "Namespace the Triton serving groups run in (Pod Security restricted)."),
+    groups: doc(
+      refined(list(tritonGroupSettings, { min: 1, what: "serving group" }), (groups, ctx) => {
+        // One Set pass: no per-pair comparison, so 100 groups cost 10× what 10 do.
+        const names = new Map<string, number>();
+        groups.forEach((g, i) => {
+          for (const n of g.canary ? [tritonName(g.name, "primary"), tritonName(g.name, "canary")] : [tritonName(g.name, "primary")]) {
+            const prev = names.get(n);
+            if (prev !== undefined) ctx.addIssue({ path: [i, "name"], message: `must be unique: ${n} is also used by groups[${prev}]` });
+            else names.set(n, i);
+          }
+        });
+      }),
+      "Serving groups, one TritonServer each; their names (and `<name>-canary`) are unique.",
+    ),
+  }),
+  "The Kubernetes side of serving: the namespace and the Triton serving groups (primary and optional canary StatefulSets each).",
+);
 
 // ---- Arguments of the component ---------------------------------------------------------
 
