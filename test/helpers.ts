@@ -72,7 +72,8 @@ export function tempProject(stacks: Record<string, string>): string {
   fs.rmSync(levelsDir, { recursive: true, force: true });
   fs.mkdirSync(levelsDir, { recursive: true });
   for (const name of Object.keys(stacks)) {
-    if ((SHAPES as readonly string[]).includes(name)) fs.writeFileSync(path.join(levelsDir, `${name}.json`), JSON.stringify(fixtureLevels(name), null, 2) + "\n");
+    if (!(SHAPES as readonly string[]).includes(name)) continue;
+    fs.writeFileSync(path.join(levelsDir, `${name}.json`), JSON.stringify(fixtureLevels(name), null, 2) + "\n");
   }
   return dir;
 }

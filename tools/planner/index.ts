@@ -63,7 +63,9 @@ export async function planStack(stack: string, opts: PlanOptions = {}): Promise<
 export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Promise<PlanResult> {
   const project = projectOf(opts);
   const run = await recordStack(project, readProjectName(project.root), stack);
-  const violations = opts.levels ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`) : await checkResources(run.resources, stack.stack, project.policiesDir);
+  const violations = opts.levels
+    ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`)
+    : await checkResources(run.resources, stack.stack, project.policiesDir);
   const manifests = kubernetesManifests(run.resources).map((m) => m.manifest);
   let outDir: string | undefined;
   if (opts.outRoot) {
