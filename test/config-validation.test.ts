@@ -1,10 +1,9 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
-import { readStackFile } from "../tools/planner/stackfile";
-import { ROOT } from "./helpers";
+import { fixtureConfig } from "./support/stacks";
 
-const base = (): Record<string, string> => ({ ...readStackFile(ROOT, "prod").config });
+const base = (): Record<string, string> => ({ ...fixtureConfig("prod") });
 
 function problems(raw: Record<string, string>, secretKeys: string[] = []): string[] {
   try {
@@ -28,7 +27,7 @@ function withObject(key: string, edit: (o: any) => void): Record<string, string>
 describe("stack configuration", () => {
   for (const stack of ["dev", "staging", "prod"]) {
     it(`loads the ${stack} stack with defaults applied`, () => {
-      const cfg = loadConfig(readStackFile(ROOT, stack).config, stack);
+      const cfg = loadConfig(fixtureConfig(stack), stack);
       assert.equal(cfg.environment, stack);
       assert.equal(cfg.stack, stack);
       assert.match(cfg.region, /^[a-z]{2}-[a-z]+-\d$/);

@@ -3,12 +3,11 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
-import { readStackFile } from "../tools/planner/stackfile";
-import { ROOT } from "./helpers";
+import { fixtureConfig } from "./support/stacks";
 
 /** A stack's raw config with its JSON sections edited. */
 function rawWith(stack: string, edit: (sections: Record<string, any>) => void): Record<string, string> {
-  const raw = { ...readStackFile(ROOT, stack).config };
+  const raw = { ...fixtureConfig(stack) };
   const sections: Record<string, any> = {};
   for (const k of ["gpu", "triton", "cluster"]) sections[k] = JSON.parse(raw[`triton-platform:${k}`]);
   edit(sections);
@@ -29,7 +28,7 @@ function problems(stack: string, edit: (s: Record<string, any>) => void): string
 describe("gpu stack config", () => {
   it("each stack's gpu section is valid; gpuType comes from the instance family", () => {
     for (const [stack, gpuType] of [["dev", "nvidia-t4"], ["staging", "nvidia-l4"], ["prod", "nvidia-l4"]]) {
-      const cfg = loadConfig(readStackFile(ROOT, stack).config, stack);
+      const cfg = loadConfig(fixtureConfig(stack), stack);
       assert.equal(cfg.gpu.gpuType, gpuType);
       assert.equal(cfg.gpu.operator.namespace, "gpu-operator");
       // Off: the monitoring component scrapes dcgm-exporter itself (DCGM_SCRAPED_BY_MONITORING).

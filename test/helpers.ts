@@ -1,28 +1,44 @@
-// Shared test helpers: plan a stack once per test run, copy the project to a temporary
-// folder for tests that need to change a stack file, and run the CLIs as users do.
+// Shared test helpers: plan a fixture stack once per test run, copy the project to a
+// temporary folder for tests that need a stack file, and run the CLIs as users do.
+// Stacks come from the fixtures (test/support/stacks.ts), never from the repository's
+// Pulumi.<stack>.yaml files, which users edit (test/stack-files.test.ts checks those).
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { planStack, ROOT, type RecordedResource } from "../tools/planner";
-import { copyProject } from "../tools/planner/project";
-import type { PlanResult } from "../tools/planner";
+import { copyProject, evaluateAt, planConfig, REPOSITORY, ROOT, type PlanResult, type RecordedResource } from "../tools/planner";
 import { evaluatePolicies, type Violation } from "../tools/planner/policy";
 import { rules } from "../policies/rules";
+import { asShape, fixtureLevels, fixtureStack, SHAPES, type FixtureStack } from "./support/stacks";
 
 export { ROOT };
+export { fixtureConfig, fixtureLevels, fixtureStack, fixtureYaml, SHAPES, type Shape } from "./support/stacks";
 
 const plans = new Map<string, Promise<PlanResult & { outRoot: string }>>();
 
-/** Plan a stack of the repository (cached per test process); files go to a temp folder. */
-export function plan(stack: string): Promise<PlanResult & { outRoot: string }> {
-  let p = plans.get(stack);
+/**
+ * Plan the fixture stack of a shape (cached per test process), at the shape's fixture levels;
+ * files go to a temp folder (<outRoot>/<shape>/).
+ */
+export function plan(shape: string): Promise<PlanResult & { outRoot: string }> {
+  let p = plans.get(shape);
   if (!p) {
-    const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), `plan-${stack}-`));
-    p = planStack(stack, { outRoot }).then((r) => ({ ...r, outRoot }));
-    plans.set(stack, p);
+    p = planFixture(fixtureStack(asShape(shape)));
+    plans.set(shape, p);
   }
   return p;
+}
+
+/** Plan a fixture stack (not cached), at its levels; files go to a temp folder (<outRoot>/<name>/). */
+export async function planFixture(stack: FixtureStack): Promise<PlanResult & { outRoot: string }> {
+  const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), `plan-${stack.stack}-`));
+  const r = await planConfig(stack, { levels: stack.levels, outRoot });
+  return { ...r, outRoot };
+}
+
+/** The whole pack over `resources` at a shape's fixture levels (what a plan of that stack reports). */
+export function checkAtLevels(resources: RecordedResource[], shape: string): Promise<Violation[]> {
+  return evaluateAt(REPOSITORY, resources, fixtureLevels(asShape(shape)), `fixture levels of ${shape}`);
 }
 
 /** One rule of the pack (by name), mandatory, with its settings, over `resources`. */
@@ -46,15 +62,20 @@ export function one(resources: RecordedResource[], type: string, name?: string):
 
 /**
  * A copy of the project in a temporary folder (node_modules linked), with its stack files
- * replaced by `stacks` (name → YAML text). For tests that need their own stack config.
+ * replaced by `stacks` (name → YAML text). For tests that need their own stack files. The
+ * copy's levels files (policies/config/) are the fixture levels of those stacks whose name
+ * is a shape, never the repository's (which users edit); other stacks get none.
  */
 export function tempProject(stacks: Record<string, string>): string {
-  return copyProject(ROOT, stacks);
-}
-
-/** The text of a repository stack file, for building variants of it. */
-export function stackText(stack: string): string {
-  return fs.readFileSync(path.join(ROOT, `Pulumi.${stack}.yaml`), "utf8");
+  const dir = copyProject(ROOT, stacks);
+  const levelsDir = path.join(dir, "policies", "config");
+  fs.rmSync(levelsDir, { recursive: true, force: true });
+  fs.mkdirSync(levelsDir, { recursive: true });
+  for (const name of Object.keys(stacks)) {
+    if (!(SHAPES as readonly string[]).includes(name)) continue;
+    fs.writeFileSync(path.join(levelsDir, `${name}.json`), JSON.stringify(fixtureLevels(name), null, 2) + "\n");
+  }
+  return dir;
 }
 
 /** Run `tools/<tool>.ts` of a project folder the way `npm run <tool>` does. */

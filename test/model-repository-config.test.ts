@@ -3,13 +3,12 @@
 import { strict as assert } from "node:assert";
 import * as fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
-import { readStackFile } from "../tools/planner";
-import { ROOT } from "./helpers";
 import { checkSettings } from "../lib/schema";
 import { modelRepositorySettings, resolveModelRepositoryArgs } from "../components/model-repository/schema";
+import { fixtureConfig } from "./support/stacks";
 
 // The dev stack's other sections (valid by the planner tests).
-const BASE: Record<string, string> = readStackFile(ROOT, "dev").config;
+const BASE: Record<string, string> = fixtureConfig("dev");
 
 function withRepo(mr: unknown): Record<string, string> {
   return { ...BASE, "triton-platform:modelRepository": JSON.stringify(mr) };

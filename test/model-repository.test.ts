@@ -2,8 +2,8 @@
 // name only this bucket / prefix / key, the IRSA trust is exact, and the EFS backend plans the
 // file system, mount targets, NFS rule and a read-only volume the EFS CSI driver can mount.
 import { strict as assert } from "node:assert";
-import { plan, one, ofType, tempProject, stackText } from "./helpers";
-import { planStack, type RecordedResource } from "../tools/planner";
+import { plan, planFixture, fixtureStack, one, ofType } from "./helpers";
+import type { RecordedResource } from "../tools/planner";
 import {
   resolveModelRepositoryArgs,
   modelReadPolicy,
@@ -136,19 +136,14 @@ describe("model repository", () => {
   describe("S3 backend variants", function () {
     this.timeout(60_000);
     it("reads an existing bucket in another region: no bucket or key created, the read policy names that bucket and key", async () => {
-      const text = stackText("dev").replace(
-        /  triton-platform:modelRepository:[\s\S]*$/,
-        [
-          "  triton-platform:modelRepository:",
-          "    kmsKeyArn: arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-4333-8444-555555555555",
-          "    s3:",
-          "      existingBucket: shared-models.example",
-          "      bucketRegion: eu-west-1",
-          "",
-        ].join("\n"),
+      const p = await planFixture(
+        fixtureStack("dev", {
+          modelRepository: {
+            kmsKeyArn: "arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-4333-8444-555555555555",
+            s3: { existingBucket: "shared-models.example", bucketRegion: "eu-west-1" },
+          },
+        }),
       );
-      const root = tempProject({ dev: text });
-      const p = await planStack("dev", { root });
       assert.equal(ofType(p.resources, "aws:s3/bucket:Bucket").length, 0);
       assert.equal(ofType(p.resources, "aws:kms/key:Key").length, 0, "the given key is used");
       const doc = parse(one(p.resources, "aws:iam/rolePolicy:RolePolicy").props.policy);

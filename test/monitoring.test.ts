@@ -3,8 +3,8 @@
 // CRDs), the dashboard ConfigMaps and the adapter rule; and how bad config is named.
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import { plan, one, ofType, ROOT } from "./helpers";
-import { readStackFile } from "../tools/planner/stackfile";
+import { plan, one, ofType } from "./helpers";
+import { fixtureConfig } from "./support/stacks";
 import { MASK } from "../tools/planner/fakes";
 import { loadConfig, ConfigError } from "../config";
 import { SettingsError } from "../lib/errors";
@@ -224,7 +224,7 @@ describe("monitoring component", () => {
   describe("stack config", () => {
     // The dev stack's configuration (every other section valid) with the monitoring section replaced.
     const raw = (monitoring: unknown): Record<string, string> => ({
-      ...readStackFile(ROOT, "dev").config,
+      ...fixtureConfig("dev"),
       "triton-platform:monitoring": JSON.stringify(monitoring),
     });
     const ok = { kubePrometheusStackVersion: "88.1.5", prometheusAdapterVersion: "5.2.0" };

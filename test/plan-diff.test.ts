@@ -5,7 +5,7 @@ import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { tempProject, stackText, runTool } from "./helpers";
+import { tempProject, fixtureYaml, runTool } from "./helpers";
 import { planStack, type PlanResult, type RecordedResource } from "../tools/planner";
 import { recordAtRef, type RecordedPlan } from "../tools/planner/base";
 import { countChanges, diffResources, diffSecureConfig, formatDiffText, lineDiff, type ResourceChange, type StackDiff } from "../tools/planner/diff";
@@ -44,11 +44,11 @@ function git(dir: string, ...args: string[]): string {
 }
 
 /**
- * The base stack: the repository's dev stack plus a secure: value in another namespace
+ * The base stack: the dev-shaped fixture plus a secure: value in another namespace
  * (triton-platform's own keys refuse secrets: none of them would stay secret).
  */
 function baseStack(): string {
-  return stackText(STACK).replace(/(config:\n)/, "$1  fixture:token:\n    secure: v1:AAAAbase==\n");
+  return fixtureYaml(STACK, { "fixture:token": { secure: "v1:AAAAbase==" } });
 }
 
 describe("plan diff against a base revision", function () {

@@ -2,20 +2,38 @@ import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { plan, one, ofType, tempProject, stackText, runTool, validateManifest, ROOT } from "./helpers";
+import { plan, planFixture, fixtureStack, fixtureYaml, one, ofType, tempProject, runTool, validateManifest, SHAPES } from "./helpers";
 import { maskSecrets } from "../tools/planner/record";
 import { readStackFile, listStacks } from "../tools/planner/stackfile";
+import { planStack } from "../tools/planner";
 import { MASK, SECRET_PLACEHOLDER } from "../tools/planner/fakes";
 import { specialSigKey, specialSecretSig } from "@pulumi/pulumi/runtime/rpc";
 
-const STACKS = ["dev", "staging", "prod"];
-
 describe("offline planner", () => {
-  it("finds the three stacks of the repository", () => {
-    assert.deepEqual(listStacks(ROOT), [...STACKS].sort());
+  it("finds every Pulumi.<stack>.yaml (or .yml) of a project, sorted, and nothing else", () => {
+    const dir = tempProject({ zeta: fixtureYaml("dev"), alpha: fixtureYaml("dev") });
+    fs.writeFileSync(path.join(dir, "Pulumi.beta.yml"), fixtureYaml("dev"));
+    fs.writeFileSync(path.join(dir, "Pulumi.gamma.yaml.bak"), fixtureYaml("dev"));
+    assert.deepEqual(listStacks(dir), ["alpha", "beta", "zeta"]);
   });
 
-  for (const stack of STACKS) {
+  describe("in-memory stacks", function () {
+    this.timeout(60_000);
+    it("plans a config given in memory as it plans the same config read from a stack file", async () => {
+      const fixture = fixtureStack("dev", {}, "mem");
+      const inMemory = await planFixture(fixture);
+      assert.ok(!fs.existsSync(path.join(__dirname, "..", "Pulumi.mem.yaml")), "no stack file named mem");
+      const dir = tempProject({ mem: fixtureYaml("dev") });
+      const fromFile = await planStack("mem", { root: dir, levels: fixture.levels });
+      assert.deepEqual(inMemory.resources, fromFile.resources);
+      assert.deepEqual(inMemory.outputs, fromFile.outputs);
+      assert.deepEqual(inMemory.manifests, fromFile.manifests);
+      assert.ok(inMemory.manifests.some((m) => m.kind === "StatefulSet"), "manifests returned");
+      assert.ok(inMemory.resources.every((r) => r.urn.startsWith("urn:pulumi:mem::triton-platform::")), "URNs carry the stack's name");
+    });
+  });
+
+  for (const stack of SHAPES) {
     describe(`stack ${stack}`, () => {
       it("writes resources.json with urn, type, name, custom, parent and props for every registration", async () => {
         const p = await plan(stack);
@@ -88,7 +106,7 @@ describe("offline planner", () => {
   describe("command line", function () {
     this.timeout(60_000);
     it("exits 2 naming the key when a stack's value is invalid, and creates nothing", () => {
-      const bad = stackText("dev").replace("name: ml-dev", "name: ml dev!");
+      const bad = fixtureYaml("dev", (s) => (s.cluster.name = "ml dev!"));
       const dir = tempProject({ dev: bad });
       const r = runTool(dir, "plan", ["--stack", "dev"]);
       assert.equal(r.status, 2, r.stderr);
@@ -97,7 +115,7 @@ describe("offline planner", () => {
     });
 
     it("exits 2 for an unknown stack or option", () => {
-      const dir = tempProject({ dev: stackText("dev") });
+      const dir = tempProject({ dev: fixtureYaml("dev") });
       assert.equal(runTool(dir, "plan", ["--stack", "nope"]).status, 2);
       const r = runTool(dir, "plan", ["--colour"]);
       assert.equal(r.status, 2);
@@ -105,7 +123,7 @@ describe("offline planner", () => {
     });
 
     it("plans one stack with --stack and --out, and prints JSON with --json", () => {
-      const dir = tempProject({ dev: stackText("dev"), prod: stackText("prod") });
+      const dir = tempProject({ dev: fixtureYaml("dev"), prod: fixtureYaml("prod") });
       const out = path.join(dir, "elsewhere");
       const r = runTool(dir, "plan", ["--stack", "prod", "--out", out, "--json"]);
       assert.equal(r.status, 0, r.stderr);

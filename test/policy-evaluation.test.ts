@@ -6,7 +6,7 @@ import { evaluatePolicies, checkPolicyConfig, policyResources } from "../tools/p
 import { checkResources, type RecordedResource } from "../tools/planner";
 import { rules } from "../policies/rules";
 import { foundationRules } from "../policies/rules/foundation";
-import { ROOT, runTool } from "./helpers";
+import { fixtureYaml, runTool, SHAPES, tempProject } from "./helpers";
 
 const STACK = "urn:pulumi:t::triton-platform::pulumi:pulumi:Stack::triton-platform-t";
 const K8S_PROVIDER = "urn:pulumi:t::triton-platform::pulumi:providers:kubernetes::cluster-k8s";
@@ -104,14 +104,13 @@ describe("policy evaluation (offline)", () => {
     assert.throws(() => checkPolicyConfig(rules, { "k8s-standard-labels": { enforcementLevel: "mandatory", threshold: 3 } }, "x.json"), /not in the policy's configSchema/);
   });
 
-  it("the stacks' policy configs use the pack's names and levels: prod and staging mandatory, dev advisory", async () => {
+  it("evaluates at a stack's levels file: the fixture shapes' levels, prod and staging mandatory, dev advisory", async () => {
+    const dir = tempProject(Object.fromEntries(SHAPES.map((s) => [s, fixtureYaml(s)])));
     const levels: Record<string, string> = {};
-    for (const stack of ["dev", "staging", "prod"]) {
-      const cfg = JSON.parse(fs.readFileSync(path.join(ROOT, "policies", "config", `${stack}.json`), "utf8"));
-      checkPolicyConfig(rules, cfg, stack);
+    for (const stack of SHAPES) {
       const rs = compliant();
       rs[3].provider = null;
-      levels[stack] = (await checkResources(rs, stack))[0].level;
+      levels[stack] = (await checkResources(rs, stack, path.join(dir, "policies")))[0].level;
     }
     assert.deepEqual(levels, { dev: "advisory", staging: "mandatory", prod: "mandatory" });
   });
@@ -128,17 +127,18 @@ describe("policy evaluation (offline)", () => {
       rs[3].provider = null;
       fs.writeFileSync(bad, JSON.stringify(rs));
       fs.writeFileSync(broken, JSON.stringify([{ urn: 1 }]));
-      const ok = runTool(ROOT, "policy", ["--resources", good, "--stack", "prod"]);
+      const project = tempProject({ dev: fixtureYaml("dev"), prod: fixtureYaml("prod") });
+      const ok = runTool(project, "policy", ["--resources", good, "--stack", "prod"]);
       assert.equal(ok.status, 0, ok.stderr);
       assert.match(ok.stdout, /no violations/);
-      const v = runTool(ROOT, "policy", ["--resources", bad, "--stack", "prod", "--json"]);
+      const v = runTool(project, "policy", ["--resources", bad, "--stack", "prod", "--json"]);
       assert.equal(v.status, 1, v.stderr);
       const report = JSON.parse(v.stdout);
       assert.deepEqual(report.stacks[0].violations.map((x: { policy: string; level: string }) => [x.policy, x.level]), [["k8s-explicit-provider", "mandatory"]]);
-      const advisory = runTool(ROOT, "policy", ["--resources", bad, "--stack", "dev"]);
+      const advisory = runTool(project, "policy", ["--resources", bad, "--stack", "dev"]);
       assert.equal(advisory.status, 0, "advisory violations do not fail");
       assert.match(advisory.stdout, /\[advisory\] k8s-explicit-provider/);
-      const m = runTool(ROOT, "policy", ["--resources", broken, "--stack", "prod"]);
+      const m = runTool(project, "policy", ["--resources", broken, "--stack", "prod"]);
       assert.equal(m.status, 2);
       assert.match(m.stderr, /\[0\]\.urn must be a string, got 1/);
     });

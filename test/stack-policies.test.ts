@@ -2,10 +2,9 @@
 // the compliant plan and fires when the link between two components is broken, naming the
 // resource, the property path and the value.
 import { strict as assert } from "node:assert";
-import { plan, ruleViolations } from "./helpers";
+import { checkAtLevels, plan, ruleViolations } from "./helpers";
 import { rules } from "../policies/rules";
 import { stackRules } from "../policies/rules/stack";
-import { checkResources } from "../tools/planner/check";
 import type { RecordedResource } from "../tools/planner";
 import { SERVICE_MONITOR as SM, PROMETHEUS_RULE as PROM_RULE, HELM_RELEASE as RELEASE, SERVICE, HORIZONTAL_POD_AUTOSCALER as HPA, NODE_GROUP, CONFIG_MAP } from "../policies/rules/types";
 
@@ -276,12 +275,12 @@ describe("stack-wide policies", () => {
     });
   });
 
-  describe("per-stack enforcement (policies/config/<stack>.json)", () => {
+  describe("per-stack enforcement (each shape's fixture levels, as in policies/config/<stack>.json)", () => {
     it("staging enforces its own thresholds: two zones and two replicas, mandatory", async () => {
       const rs = await planned("staging");
       find(rs, NODE_GROUP).props.tags[ZONES_TAG] = "us-east-1a";
       find(rs, "kubernetes:apps/v1:StatefulSet", (r) => r.name === "vision").props.spec.replicas = 1;
-      const vs = await checkResources(rs, "staging");
+      const vs = await checkAtLevels(rs, "staging");
       assert.deepEqual(
         vs.map((v) => [v.policy, v.level, v.path]),
         [
@@ -297,13 +296,13 @@ describe("stack-wide policies", () => {
       ]) {
         const rs = await planned(stack);
         editEnvoy(rs, dropMirrors);
-        assert.deepEqual((await checkResources(rs, stack)).map((v) => [v.policy, v.level]), [["gateway-canary-mirrored", level]], stack);
+        assert.deepEqual((await checkAtLevels(rs, stack)).map((v) => [v.policy, v.level]), [["gateway-canary-mirrored", level]], stack);
       }
     });
     it("dev only advises: the same break fires at advisory level, which never fails a dev plan", async () => {
       const rs = await planned("dev");
       find(rs, HPA).props.spec.scaleTargetRef.name = "vison";
-      const vs = await checkResources(rs, "dev");
+      const vs = await checkAtLevels(rs, "dev");
       assert.deepEqual(vs.map((v) => [v.policy, v.level]), [["hpa-target-exists", "advisory"]]);
     });
   });

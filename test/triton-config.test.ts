@@ -1,14 +1,13 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
-import { readStackFile } from "../tools/planner/stackfile";
-import { ROOT } from "./helpers";
+import { fixtureConfig } from "./support/stacks";
 
 const KEY = "triton-platform:triton";
 
 /** prod's raw config with the first group changed by `edit`. */
 function prodWith(edit: (g: Record<string, any>, triton: Record<string, any>) => void): Record<string, string> {
-  const raw = { ...readStackFile(ROOT, "prod").config };
+  const raw = { ...fixtureConfig("prod") };
   const triton = JSON.parse(raw[KEY]);
   edit(triton.groups[0], triton);
   raw[KEY] = JSON.stringify(triton);
@@ -33,13 +32,13 @@ function expectProblem(raw: Record<string, string>, re: RegExp) {
 describe("serving group config", () => {
   it("accepts the repository's stacks, with defaults applied", () => {
     for (const stack of ["dev", "staging", "prod"]) {
-      const cfg = loadConfig(readStackFile(ROOT, stack).config, stack);
+      const cfg = loadConfig(fixtureConfig(stack), stack);
       const g = cfg.triton.groups[0];
       assert.equal(g.name, "vision");
       assert.equal(g.modelControlMode, "explicit");
       assert.equal(g.image.repository, "nvcr.io/nvidia/tritonserver");
     }
-    const prod = loadConfig(readStackFile(ROOT, "prod").config, "prod").triton.groups[0];
+    const prod = loadConfig(fixtureConfig("prod"), "prod").triton.groups[0];
     assert.equal(prod.replicas, 3);
     assert.equal(prod.canary?.replicas, 1);
   });

@@ -8,9 +8,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { copyProject } from "./planner/project";
+import { copyProject, ROOT } from "./planner/project";
 
-const ROOT = path.resolve(__dirname, "..");
 const PROBE = path.join(__dirname, "bench", "probe.cjs");
 // 11 by default: on a shared 2-core VM single runs of the same command vary by 20 % and
 // more, and with 7 the medians (and so the ratio) still moved by a few hundredths between runs.

@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { projectAt, type Project } from "./project";
 import { recordStack, type RecordedResource } from "./record";
 import { readProjectName, readStackFile, UsageError } from "./stackfile";
 import type { SecretFingerprints } from "./diff";
@@ -65,21 +66,29 @@ export async function withBaseTree<T>(root: string, ref: string, fn: (baseRoot: 
   }
 }
 
-/** Record one stack of the project at `baseRoot`; null when the stack (or project) did not exist there. */
-export async function recordBaseStack(baseRoot: string, stack: string): Promise<RecordedPlan | null> {
+/**
+ * Record one stack of the project at `baseRoot` (laid out as `layout` says: the program, the
+ * fakes); null when the stack (or project) did not exist there.
+ */
+export async function recordBaseStack(baseRoot: string, stack: string, layout: (root: string) => Project = projectAt): Promise<RecordedPlan | null> {
   if (!fs.existsSync(path.join(baseRoot, "Pulumi.yaml")) || !["yaml", "yml"].some((e) => fs.existsSync(path.join(baseRoot, `Pulumi.${stack}.${e}`)))) return null;
   const stackFile = readStackFile(baseRoot, stack);
-  const run = await recordStack(baseRoot, readProjectName(baseRoot), stackFile);
+  const run = await recordStack(layout(baseRoot), readProjectName(baseRoot), stackFile);
   return { resources: run.resources, secretFingerprints: run.secretFingerprints, secureFingerprints: stackFile.secureFingerprints };
 }
 
 /** Record several stacks at a git ref (one worktree for all of them). */
-export async function recordAtRef(root: string, ref: string, stacks: readonly string[]): Promise<Map<string, RecordedPlan | null>> {
+export async function recordAtRef(
+  root: string,
+  ref: string,
+  stacks: readonly string[],
+  layout: (root: string) => Project = projectAt,
+): Promise<Map<string, RecordedPlan | null>> {
   return withBaseTree(root, ref, async (baseRoot) => {
     const plans = new Map<string, RecordedPlan | null>();
     for (const stack of stacks) {
       try {
-        plans.set(stack, await recordBaseStack(baseRoot, stack));
+        plans.set(stack, await recordBaseStack(baseRoot, stack, layout));
       } catch (e) {
         (e as Error).message = `--base ${ref}: stack ${stack} does not plan at that revision: ${(e as Error).message}`;
         throw e;

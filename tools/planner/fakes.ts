@@ -7,7 +7,7 @@ export const SECRET_PLACEHOLDER = "offline-plan-secret-placeholder";
 /** What a secret value is written as in resources.json, manifests and outputs. */
 export const MASK = "[secret]";
 
-type Invoke = (inputs: Record<string, any>, region: string) => Record<string, any>;
+export type Invoke = (inputs: Record<string, any>, region: string) => Record<string, any>;
 
 /** Provider functions (invokes) the program calls, answered without a cloud account. */
 export const INVOKES: Record<string, Invoke> = {

@@ -1,46 +1,93 @@
-// The offline planner as a library: plan a stack (record, write, evaluate policies).
+// The offline planner as a library, its one entry: plan a stack of a project, from its
+// Pulumi.<stack>.yaml (planStack) or from a config in memory (planConfig), into the
+// resources the engine would see, the stack outputs, the Kubernetes manifests and the
+// policy report. The ties to this repository are in project.ts (REPOSITORY, the default
+// project); the Pulumi SDK internals the planner needs are listed in sdk.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { writeManifests } from "./manifests";
 import { checkResources } from "./check";
+import { kubernetesManifests, writeManifests, type Manifest } from "./manifests";
+import { checkPolicyConfig, evaluatePolicies, type Violation } from "./policy";
+import { projectAt, REPOSITORY, type Project } from "./project";
 import { recordStack, type RecordedResource } from "./record";
 import { stackReport, type StackReport } from "./report";
-import { readProjectName, readStackFile } from "./stackfile";
+import { readProjectName, readStackFile, type StackConfig } from "./stackfile";
 
-export { listStacks, readStackFile, UsageError } from "./stackfile";
+export { listStacks, readProjectName, readStackFile, stackConfigOf, UsageError, type StackConfig, type StackFile } from "./stackfile";
 export { checkResources, POLICIES_DIR } from "./check";
+export { copyProject, projectAt, REPOSITORY, ROOT, type Project } from "./project";
 export type { RecordedResource } from "./record";
+export type { Manifest } from "./manifests";
+export type { Violation } from "./policy";
 
-export const ROOT = path.resolve(__dirname, "..", "..");
+/** A stack's enforcement levels, in the format of policies/config/<stack>.json (`--policy-pack-config`). */
+export type Levels = Parameters<typeof evaluatePolicies>[2];
 
 export interface PlanResult {
   report: StackReport;
   resources: RecordedResource[];
   outputs: Record<string, unknown>;
+  /** The Kubernetes objects among the resources, as manifests (what out/<stack>/manifests/ holds). */
+  manifests: Manifest[];
   /** In memory only (never written): lets a plan diff see secret changes; see fingerprint.ts. */
   secretFingerprints: Record<string, Record<string, string>>;
   secureFingerprints: Record<string, string>;
 }
 
-/** Plan one stack of the project in `root`; write out/<stack>/ when outRoot is given. */
-export async function planStack(stack: string, opts: { root?: string; outRoot?: string } = {}): Promise<PlanResult> {
-  const root = opts.root ?? ROOT;
-  const stackFile = readStackFile(root, stack);
-  const run = await recordStack(root, readProjectName(root), stackFile);
-  const violations = await checkResources(run.resources, stack, path.join(root, "policies"));
+export interface PlanOptions {
+  /** The project whose program is planned; default: this repository. */
+  project?: Project;
+  /** Shorthand for `project: projectAt(root)` (a copy or a worktree of this repository). */
+  root?: string;
+  /** Write <outRoot>/<stack>/resources.json, outputs.json and manifests/. */
+  outRoot?: string;
+  /** Evaluate the policies at these levels instead of the project's policies/config/<stack>.json. */
+  levels?: Levels;
+}
+
+function projectOf(opts: PlanOptions): Project {
+  return opts.project ?? (opts.root ? projectAt(opts.root) : REPOSITORY);
+}
+
+/** Plan the stack file Pulumi.<stack>.yaml of the project. */
+export async function planStack(stack: string, opts: PlanOptions = {}): Promise<PlanResult> {
+  const project = projectOf(opts);
+  return planConfig(readStackFile(project.root, stack), { ...opts, project });
+}
+
+/**
+ * Plan a stack given in memory: its name, the raw config the CLI would hand the program
+ * (`namespace:key` → string) and its secret keys; no stack file is read. Its policies are
+ * evaluated at `opts.levels`, else at the project's policies/config/<stack>.json.
+ */
+export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Promise<PlanResult> {
+  const project = projectOf(opts);
+  const run = await recordStack(project, readProjectName(project.root), stack);
+  const violations = opts.levels
+    ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`)
+    : await checkResources(run.resources, stack.stack, project.policiesDir);
+  const manifests = kubernetesManifests(run.resources).map((m) => m.manifest);
   let outDir: string | undefined;
   if (opts.outRoot) {
-    outDir = path.join(opts.outRoot, stack);
+    outDir = path.join(opts.outRoot, stack.stack);
     fs.mkdirSync(outDir, { recursive: true });
     fs.writeFileSync(path.join(outDir, "resources.json"), JSON.stringify(run.resources, null, 2) + "\n");
     fs.writeFileSync(path.join(outDir, "outputs.json"), JSON.stringify(run.outputs, null, 2) + "\n");
     writeManifests(path.join(outDir, "manifests"), run.resources);
   }
   return {
-    report: stackReport(stack, run.resources, violations, outDir),
+    report: stackReport(stack.stack, run.resources, violations, outDir),
     resources: run.resources,
     outputs: run.outputs,
+    manifests,
     secretFingerprints: run.secretFingerprints,
-    secureFingerprints: stackFile.secureFingerprints,
+    secureFingerprints: stack.secureFingerprints ?? {},
   };
+}
+
+/** The project's policy pack over `resources` at the given levels (checked against the pack first). */
+export async function evaluateAt(project: Project, resources: RecordedResource[], levels: Levels, where: string): Promise<Violation[]> {
+  const rules = project.rules();
+  checkPolicyConfig(rules, levels, where);
+  return evaluatePolicies(rules, resources, levels);
 }

@@ -1,18 +1,75 @@
-// A copy of the project in a temporary folder, for planning variants of its stacks
-// (tests, the scale benchmark) without touching the working tree.
+// Every tie of the planner to THIS repository, in one module: where the project is, which
+// file is its program, which folders a copy of it needs, the policy pack it is checked
+// with, and the table of fakes its program's invokes are answered from. The rest of
+// tools/planner/ takes a `Project` as a parameter and knows none of these, so the planner
+// could become its own package: a second project would export its own `Project`.
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { Policies } from "@pulumi/policy";
+import { INVOKES, computedOutputs, fakeId, type Invoke } from "./fakes";
 
-const PROJECT_ENTRIES = ["Pulumi.yaml", "index.ts", "lib", "config", "components", "policies", "tools", "package.json", "tsconfig.json"];
+/** What the planner fakes for a project's program: invoke answers and provider-computed outputs. */
+export interface Fakes {
+  invokes: Readonly<Record<string, Invoke>>;
+  computedOutputs(type: string, name: string, inputs: Record<string, any>, region: string): Record<string, any>;
+  fakeId(type: string, name: string, inputs: Record<string, any>): string;
+}
 
-/** Copy `root`'s program to a temp folder (node_modules linked) with `stacks` (name → YAML) as its stack files. */
-export function copyProject(root: string, stacks: Record<string, string>): string {
+export interface Project {
+  /** The folder holding Pulumi.yaml and the Pulumi.<stack>.yaml files. */
+  root: string;
+  /** The program the planner runs, relative to root (Pulumi.yaml's `main`). */
+  program: string;
+  /** The policy pack's folder; its config/<stack>.json holds each stack's levels. */
+  policiesDir: string;
+  /**
+   * Folders under root that hold the planner and the policy pack, not the program: their
+   * modules stay loaded between stacks (see record.ts, forgetProgram).
+   */
+  notProgram: readonly string[];
+  /** The files and folders a copy of the project needs to plan (copyProject). */
+  copyEntries: readonly string[];
+  fakes: Fakes;
+  /** The policy pack's rules (loaded on first use: see check.ts). */
+  rules(): Policies;
+}
+
+/** The project at `root`, laid out as this repository is (the repository itself, a base-revision worktree, a temp copy). */
+export function projectAt(root: string): Project {
+  return {
+    root,
+    program: "index.ts",
+    policiesDir: path.join(root, "policies"),
+    notProgram: ["node_modules", "tools", "policies"],
+    copyEntries: ["Pulumi.yaml", "index.ts", "lib", "config", "components", "policies", "tools", "package.json", "tsconfig.json"],
+    fakes: { invokes: INVOKES, computedOutputs, fakeId },
+    // The planner's own copy of the pack, whatever `root` is: the rules' findings are read
+    // through one instance of policies/rules/util (policy.ts), and a base revision is
+    // checked by the current rules, as it is recorded by the current planner (base.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    rules: () => (require("../../policies/rules") as typeof import("../../policies/rules")).rules,
+  };
+}
+
+/** This repository: the checkout the planner sits in. */
+export const REPOSITORY: Project = projectAt(path.resolve(__dirname, "..", ".."));
+
+/** The project root of this repository. */
+export const ROOT = REPOSITORY.root;
+
+/**
+ * Copy `project`'s program to a temp folder (node_modules linked) with `stacks` (name → YAML)
+ * as its stack files, for planning variants of its stacks (tests, the scale benchmark)
+ * without touching the working tree. Returns the copy's root (see projectAt).
+ */
+export function copyProject(project: Project | string, stacks: Record<string, string>): string {
+  const from = typeof project === "string" ? projectAt(project) : project;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "triton-platform-"));
-  for (const e of PROJECT_ENTRIES) {
-    fs.cpSync(path.join(root, e), path.join(dir, e), { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
+  for (const e of from.copyEntries) {
+    fs.cpSync(path.join(from.root, e), path.join(dir, e), { recursive: true, filter: (src) => !src.includes(`${path.sep}node_modules`) });
   }
-  fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
+  fs.symlinkSync(path.join(from.root, "node_modules"), path.join(dir, "node_modules"), "dir");
   for (const [name, text] of Object.entries(stacks)) fs.writeFileSync(path.join(dir, `Pulumi.${name}.yaml`), text);
   return dir;
 }

@@ -3,19 +3,11 @@
 // dependencies and inputs (secrets masked).
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { getMonitor } from "@pulumi/pulumi/runtime/settings";
-import { runInPulumiStack } from "@pulumi/pulumi/runtime/stack";
-import { deserializeProperties, specialSigKey, specialSecretSig } from "@pulumi/pulumi/runtime/rpc";
-import { INVOKES, MASK, computedOutputs, fakeId } from "./fakes";
+import { MASK } from "./fakes";
 import { fingerprint } from "./fingerprint";
-import type { StackFile } from "./stackfile";
-
-// Internal SDK pieces for running several programs in one process: the runtime's state
-// store, and a wait for outstanding registrations.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { LocalStore } = require("@pulumi/pulumi/runtime/state") as { LocalStore: new () => object };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+import type { Project } from "./project";
+import { deserializeProperties, freshRuntimeStore, getMonitor, runInPulumiStack, specialSecretSig, specialSigKey, waitForRPCs } from "./sdk";
+import type { StackConfig } from "./stackfile";
 
 export interface RecordedResource {
   urn: string;
@@ -90,25 +82,27 @@ export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value
  * policies/rules/util). Modules the pack shares with the program keep the instance they
  * first bound to; they are pure (no config read at load time).
  */
-function forgetProgram(root: string): void {
-  const keep = ["node_modules", "tools", "policies"].map((d) => path.join(root, d) + path.sep);
+function forgetProgram(project: Project): void {
+  const root = project.root;
+  const keep = project.notProgram.map((d) => path.join(root, d) + path.sep);
   for (const id of Object.keys(require.cache)) {
     if (id.startsWith(root + path.sep) && !keep.some((k) => id.startsWith(k))) delete require.cache[id];
   }
 }
 
 /**
- * Plan one stack: run `root/index.ts` with the stack's config under mocks and return what
- * was registered. Errors thrown by the program (e.g. SettingsError) propagate unchanged.
+ * Plan one stack: run the project's program with the stack's config under mocks and return
+ * what was registered. `projectName` is Pulumi.yaml's `name` (the URNs' project part).
+ * Errors thrown by the program (e.g. SettingsError) propagate unchanged.
  */
-export function recordStack(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
+export function recordStack(project: Project, projectName: string, stack: StackConfig): Promise<StackRun> {
   // One stack at a time, each with a fresh runtime store installed as the SDK's global
   // store (what a plain `pulumi up` uses). The Automation API's withLocalStorage would give
   // the same isolation through AsyncLocalStorage, but that turns on promise hooks for every
   // promise the SDK makes, which cost the plan measurably.
   const run = queue.then(() => {
-    (globalThis as { globalStore?: object }).globalStore = new LocalStore();
-    return recordInStore(root, project, stackFile);
+    freshRuntimeStore();
+    return recordInStore(project, projectName, stack);
   });
   queue = run.then(
     () => undefined,
@@ -119,7 +113,8 @@ export function recordStack(root: string, project: string, stackFile: StackFile)
 
 let queue: Promise<void> = Promise.resolve();
 
-function recordInStore(root: string, project: string, stackFile: StackFile): Promise<StackRun> {
+function recordInStore(project: Project, projectName: string, stackFile: StackConfig): Promise<StackRun> {
+  const { fakes } = project;
   return (async () => {
     const region = stackFile.config["aws:region"] ?? "us-east-1";
     // Kept in the order the program asked for them (not the order the mock answered), so
@@ -136,16 +131,16 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
           // Only what the provider would compute: for every input the engine does not echo,
           // the SDK resolves the output from the input itself (runtime/resource.js
           // resolveOutputs), which spares a protobuf round trip of every spec.
-          const state = computedOutputs(args.type, args.name, args.inputs, region);
-          return { id: args.custom ? fakeId(args.type, args.name, args.inputs) : undefined, state };
+          const state = fakes.computedOutputs(args.type, args.name, args.inputs, region);
+          return { id: args.custom ? fakes.fakeId(args.type, args.name, args.inputs) : undefined, state };
         },
         call: (args) => {
-          const answer = INVOKES[args.token];
+          const answer = fakes.invokes[args.token];
           if (!answer) throw new Error(`the offline planner has no fake for invoke ${args.token}: add one to tools/planner/fakes.ts`);
           return answer(args.inputs, region);
         },
       },
-      project,
+      projectName,
       stackFile.stack,
       false,
     );
@@ -153,7 +148,7 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
 
     // Listen on the mock monitor's registrations to see what MockResourceArgs omits
     // (parent, dependencies); the mock itself still answers.
-    const monitor = getMonitor() as any;
+    const monitor = getMonitor();
     const register = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req: any, callback: (err: any, resp: any) => void) => {
       const secrets: Record<string, string> = {};
@@ -180,7 +175,7 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
       };
     };
 
-    forgetProgram(root);
+    forgetProgram(project);
     // A program error (e.g. SettingsError) is kept and rethrown once the runtime is idle, so it
     // surfaces once, here, instead of also as an unhandled rejection inside the SDK.
     let programError: unknown;
@@ -194,7 +189,7 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
     try {
       outputs = await runInPulumiStack(async () => {
         try {
-          return require(path.join(root, "index.ts"));
+          return require(path.join(project.root, project.program));
         } catch (e) {
           programError = e;
           return {};

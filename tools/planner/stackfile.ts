@@ -14,9 +14,9 @@ export class UsageError extends Error {
   }
 }
 
-export interface StackFile {
+/** A stack's configuration as the Pulumi CLI hands it to a program: what the planner plans. */
+export interface StackConfig {
   stack: string;
-  file: string;
   /** `namespace:key` → the string the program sees. */
   config: Record<string, string>;
   /** Keys whose values are (or contain) secrets. */
@@ -24,7 +24,14 @@ export interface StackFile {
   /**
    * Secret key → fingerprint of its `secure:` ciphertext(s). The program only ever sees the
    * placeholder, so this is how a plan diff notices a secret was set anew (fingerprint.ts).
+   * Optional for a stack given in memory.
    */
+  secureFingerprints?: Record<string, string>;
+}
+
+/** A stack read from its Pulumi.<stack>.yaml. */
+export interface StackFile extends StackConfig {
+  file: string;
   secureFingerprints: Record<string, string>;
 }
 
@@ -75,11 +82,20 @@ export function readStackFile(root: string, stack: string): StackFile {
   }
   const raw = doc.config ?? {};
   if (typeof raw !== "object" || Array.isArray(raw)) throw new UsageError(`${path.basename(file)}: 'config' must be a mapping`);
-  const projectName = readProjectName(root);
+  return { ...stackConfigOf(readProjectName(root), stack, raw), file };
+}
+
+/**
+ * A stack's config from its values as a stack file's `config:` mapping holds them (structured
+ * values, `{ secure: … }` leaves): each value a string (structured values as JSON), a key
+ * without a namespace in the project's, `secure:` leaves replaced by the placeholder and
+ * their keys marked secret.
+ */
+export function stackConfigOf(projectName: string, stack: string, values: Record<string, unknown>): Required<StackConfig> {
   const config: Record<string, string> = {};
   const secretKeys: string[] = [];
   const secureFingerprints: Record<string, string> = {};
-  for (const [key0, v0] of Object.entries(raw)) {
+  for (const [key0, v0] of Object.entries(values)) {
     // As the CLI does, a key without a namespace belongs to the project.
     const key = key0.includes(":") ? key0 : `${projectName}:${key0}`;
     const { value, secret } = unsecure(v0);
@@ -89,7 +105,7 @@ export function readStackFile(root: string, stack: string): StackFile {
       secureFingerprints[key] = fingerprint(v0);
     }
   }
-  return { stack, file, config, secretKeys, secureFingerprints };
+  return { stack, config, secretKeys, secureFingerprints };
 }
 
 export function readProjectName(root: string): string {
