@@ -5,6 +5,8 @@
 // Firewall composes them into NetworkPolicies and security-group rules without knowing any
 // component. A pod that nobody declares stays closed by the firewall's default-deny ingress.
 
+import { createHash } from "node:crypto";
+
 // ---- Pods and peers ---------------------------------------------------------------------
 /** Pods of one namespace, selected by labels (all of them: a matchLabels selector). */
 export interface PodSet {
@@ -107,4 +109,17 @@ export interface NetworkNeeds {
 }
 
 /** A CIDR as a resource-name fragment: 10.10.0.0/16 → 10-10-0-0-16. */
-export const cidrSlug = (cidr: string) => cidr.replace(/[^0-9a-zA-Z]+/g, "-").replace(/-+$/, "");
+const cidrSlug = (cidr: string) => cidr.replace(/[^0-9a-zA-Z]+/g, "-").replace(/-+$/, "");
+
+/**
+ * A resource-name part for each CIDR of a list: its slug, unless two CIDRs of the list share
+ * one (`0.0.0.0/1` and `0::/1` both read `0-0-0-0-1`), in which case each of those also gets
+ * a hash of the CIDR, so the names stay distinct (two resources with one name fail the
+ * deployment) and the usual, distinct ones keep the names they have always had.
+ */
+export function cidrNames(cidrs: readonly string[]): string[] {
+  const slugs = cidrs.map(cidrSlug);
+  const count = new Map<string, number>();
+  for (const s of slugs) count.set(s, (count.get(s) ?? 0) + 1);
+  return slugs.map((s, i) => (count.get(s)! > 1 ? `${s}-${createHash("sha256").update(cidrs[i]).digest("hex").slice(0, 8)}` : s));
+}

@@ -167,6 +167,16 @@ describe("firewall", () => {
       );
     });
 
+    it("give each client CIDR its own rule even when two CIDRs spell alike (0.0.0.0/1 and 0:0:0:0::/1)", () => {
+      // Found by the property below: both slugs read 0-0-0-0-1, and two resources with one name fail the deployment.
+      const names = (cidrs: string[]) => securityGroupRules(resolved({ clientCidrs: cidrs })).filter((r) => r.name.startsWith("gateway-lb-from-")).map((r) => r.name);
+      const alike = names(["0.0.0.0/1", "0:0:0:0::/1", "10.10.0.0/16"]);
+      assert.equal(new Set(alike).size, 3, alike.join(", "));
+      assert.ok(alike.every((n, i) => i === 2 || /^gateway-lb-from-0-0-0-0-1-[0-9a-f]{8}$/.test(n)), alike.join(", "));
+      // Distinct CIDRs keep their plain names (no rename, so no replacement, of existing rules).
+      assert.deepEqual(names(["10.10.0.0/16", "2001:db8::/32"]), ["gateway-lb-from-10-10-0-0-16", "gateway-lb-from-2001-db8-32"]);
+    });
+
     it("refuse a world-open client CIDR even when called without the config schema", () => {
       const rule = "must not be a world-open range (/0): declare the networks, or the anywhere peer";
       for (const open of ["0.0.0.0/0", "::/0", "10.0.0.0/0"]) {

@@ -4,7 +4,7 @@
 // client CIDRs: the NLB's own frontend security group (admitting only them) and the rules
 // between it and the cluster group the gateway pods run in. The Firewall composes these.
 import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS, TRITON_PORTS } from "../contracts";
-import { ANYWHERE, cidrPeer, cidrSlug, dnsEgress, namespacePeer, podsPeer, tcp, type NetworkNeeds, type PodSet, type SgRuleSpec } from "../network";
+import { ANYWHERE, cidrNames, cidrPeer, dnsEgress, namespacePeer, podsPeer, tcp, type NetworkNeeds, type PodSet, type SgRuleSpec } from "../network";
 import { ENVOY_READY_PORT } from "./envoy-config";
 
 /** The NLB's frontend security group, as the gateway's needs declare it (Firewall.securityGroupIds key). */
@@ -62,9 +62,10 @@ export function gatewayNetworkNeeds(a: GatewayNetworkArgs): NetworkNeeds {
 function loadBalancerNeeds(clientCidrs: readonly string[]): Pick<NetworkNeeds, "securityGroups" | "securityGroupRules"> {
   const lb = GATEWAY_LB_SECURITY_GROUP;
   const { http, grpc } = GATEWAY_PORTS;
+  const names = cidrNames(clientCidrs);
   const rules: SgRuleSpec[] = [
-    ...clientCidrs.map((cidr): SgRuleSpec => ({
-      name: `gateway-lb-from-${cidrSlug(cidr)}`,
+    ...clientCidrs.map((cidr, i): SgRuleSpec => ({
+      name: `gateway-lb-from-${names[i]}`,
       direction: "ingress",
       securityGroup: lb,
       fromPort: http,
