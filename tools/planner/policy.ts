@@ -36,11 +36,12 @@ const LEVELS: EnforcementLevel[] = ["advisory", "mandatory", "remediate", "disab
 /**
  * Read policies/config/<stack>.json (the --policy-pack-config format). A missing file is an
  * error, not "everything advisory": a stack without its levels (or a typo'd --stack) would
- * otherwise pass every mandatory rule silently.
+ * otherwise pass every mandatory rule silently. `environment` (the stack file's, when there
+ * is one) picks the reference levels file the error suggests copying.
  */
-export function readPolicyConfig(policiesDir: string, stack: string): LevelConfig {
+export function readPolicyConfig(policiesDir: string, stack: string, environment?: string): LevelConfig {
   const file = path.join(policiesDir, "config", `${stack}.json`);
-  if (!fs.existsSync(file)) throw new UsageError(missingLevelsFile(policiesDir, stack, file));
+  if (!fs.existsSync(file)) throw new UsageError(missingLevelsFile(policiesDir, stack, file, environment));
   let cfg: unknown;
   try {
     cfg = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -51,7 +52,7 @@ export function readPolicyConfig(policiesDir: string, stack: string): LevelConfi
   return cfg as LevelConfig;
 }
 
-/** The levels files there are (stack names), sorted. */
+/** The levels files there are (their stack names), sorted. */
 export function listLevelsFiles(policiesDir: string): string[] {
   const dir = path.join(policiesDir, "config");
   if (!fs.existsSync(dir)) return [];
@@ -62,7 +63,7 @@ export function listLevelsFiles(policiesDir: string): string[] {
     .sort();
 }
 
-/** Edit distance of two names (to suggest the levels file closest to a missing one). */
+/** Edit distance of two names (to name the levels file a typo'd stack meant). */
 function distance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -73,15 +74,17 @@ function distance(a: string, b: string): number {
   return prev[b.length];
 }
 
-function missingLevelsFile(policiesDir: string, stack: string, file: string): string {
+function missingLevelsFile(policiesDir: string, stack: string, file: string, environment: string | undefined): string {
   const known = listLevelsFiles(policiesDir);
-  const rel = path.join("policies", "config");
-  if (known.length === 0) return `no policy levels file ${file} (and none in ${rel}/): create ${rel}/${stack}.json with at least {"all": "mandatory"}`;
-  const closest = [...known].sort((x, y) => distance(stack, x) - distance(stack, y) || x.localeCompare(y))[0];
+  const dir = "policies/config";
+  const head = `no policy levels file ${file} for stack ${stack}`;
+  if (known.length === 0) return `${head}: create ${dir}/${stack}.json, e.g. {"all": "mandatory"}`;
+  const nearest = [...known].sort((x, y) => distance(stack, x) - distance(stack, y) || x.localeCompare(y))[0];
+  // A new stack starts from the reference levels of its environment; without a stack file, from the nearest name.
+  const closest = environment !== undefined && known.includes(environment) ? environment : nearest;
   return (
-    `no policy levels file ${file} for stack ${stack} (levels files: ${known.join(", ")}): ` +
-    `if ${stack} is a new stack, create it from the closest one, e.g. cp ${rel}/${closest}.json ${rel}/${stack}.json, and set its levels; ` +
-    `if it is a typo, did you mean ${closest}?`
+    `${head} (levels files: ${known.join(", ")}). A new stack needs its own: cp ${dir}/${closest}.json ${dir}/${stack}.json, then adjust its levels` +
+    (environment === undefined ? `; or did you mean --stack ${nearest}?` : ` (${closest}.json: the reference levels of environment ${environment}).`)
   );
 }
 
