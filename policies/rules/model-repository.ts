@@ -44,7 +44,8 @@ export const s3BucketEncrypted = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has default encryption with a KMS key (SSE-KMS).",
   prevents: "Model weights readable by anyone who obtains s3:GetObject alone; with SSE-KMS a reader also needs kms:Decrypt on the key.",
-  remediationSteps: "Add an aws.s3.BucketServerSideEncryptionConfiguration for the bucket with applyServerSideEncryptionByDefault.sseAlgorithm \"aws:kms\" (components/model-repository/s3.ts bucketHardening).",
+  remediationSteps: "Add an aws.s3.BucketServerSideEncryptionConfiguration for the bucket with applyServerSideEncryptionByDefault.sseAlgorithm " +
+    "\"aws:kms\" (components/model-repository/s3.ts bucketHardening).",
   check: perBucket((b, props, all) => {
     const inline = props.serverSideEncryptionConfiguration?.rule?.applyServerSideEncryptionByDefault?.sseAlgorithm;
     if (KMS_ALGORITHMS.includes(inline)) return undefined;
@@ -53,7 +54,8 @@ export const s3BucketEncrypted = stackRule({
       return {
         path: "serverSideEncryptionConfiguration",
         value: props.serverSideEncryptionConfiguration,
-        message: `${bucketLabel(b)} has no BucketServerSideEncryptionConfiguration (default encryption with a KMS key) and serverSideEncryptionConfiguration is ${JSON.stringify(props.serverSideEncryptionConfiguration ?? null)}`,
+        message: `${bucketLabel(b)} has no BucketServerSideEncryptionConfiguration (default encryption with a KMS key) and ` +
+          `serverSideEncryptionConfiguration is ${JSON.stringify(props.serverSideEncryptionConfiguration ?? null)}`,
       };
     }
     for (const { r: c, props: config } of configs) {
@@ -81,12 +83,14 @@ export const s3BucketVersioned = stackRule({
     const configs = settingsOf(all, b, BUCKET_VERSIONING);
     if (configs.length === 0) {
       const value = props.versioning?.enabled;
-      return { path: "versioning.enabled", value, message: `${bucketLabel(b)} has no BucketVersioning and versioning.enabled is ${JSON.stringify(value ?? null)}` };
+      return { path: "versioning.enabled", value, message: `${bucketLabel(b)} has no BucketVersioning and versioning.enabled is ` +
+        `${JSON.stringify(value ?? null)}` };
     }
     const bad = configs.find((c) => c.props.versioningConfiguration?.status !== "Enabled");
     if (bad) {
       const status = bad.props.versioningConfiguration?.status;
-      return { path: "versioningConfiguration.status", value: status, message: `${bucketLabel(b)}: ${bad.r.name} versioningConfiguration.status is ${JSON.stringify(status)}, expected "Enabled"` };
+      return { path: "versioningConfiguration.status", value: status, message: `${bucketLabel(b)}: ${bad.r.name} versioningConfiguration.status ` +
+        `is ${JSON.stringify(status)}, expected "Enabled"` };
     }
     return undefined;
   }),
@@ -99,7 +103,8 @@ export const s3PublicAccessBlocked = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has a public access block with all four settings true.",
   prevents: "A later ACL or bucket policy change that publishes proprietary model weights to the internet.",
-  remediationSteps: "Add an aws.s3.BucketPublicAccessBlock for the bucket with blockPublicAcls, blockPublicPolicy, ignorePublicAcls and restrictPublicBuckets all true.",
+  remediationSteps: "Add an aws.s3.BucketPublicAccessBlock for the bucket with blockPublicAcls, blockPublicPolicy, ignorePublicAcls and " +
+    "restrictPublicBuckets all true.",
   check: perBucket((b, _props, all) => {
     const blocks = settingsOf(all, b, BUCKET_PUBLIC_ACCESS_BLOCK);
     if (blocks.length === 0) {
@@ -134,13 +139,15 @@ export const s3TlsOnly = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has a bucket policy that denies requests without TLS (aws:SecureTransport false).",
   prevents: "Model weights and credentials-bearing requests sent in clear text over plain HTTP.",
-  remediationSteps: "Add an aws.s3.BucketPolicy with a Deny statement for Principal \"*\", Action \"s3:*\", Condition Bool aws:SecureTransport \"false\" (components/model-repository/policies.ts tlsOnlyBucketPolicy).",
+  remediationSteps: "Add an aws.s3.BucketPolicy with a Deny statement for Principal \"*\", Action \"s3:*\", Condition Bool aws:SecureTransport " +
+    "\"false\" (components/model-repository/policies.ts tlsOnlyBucketPolicy).",
   check: perBucket((b, props, all) => {
     const policies = settingsOf(all, b, BUCKET_POLICY);
     const inline = decodeJson(props.policy);
     if (inline !== undefined && deniesInsecureTransport(inline)) return undefined;
     if (policies.length === 0) {
-      return { path: "policy", value: props.policy, message: `${bucketLabel(b)} has no BucketPolicy denying aws:SecureTransport "false", and its policy is ${JSON.stringify(props.policy ?? null)}` };
+      return { path: "policy", value: props.policy, message: `${bucketLabel(b)} has no BucketPolicy denying aws:SecureTransport "false", and its ` +
+        `policy is ${JSON.stringify(props.policy ?? null)}` };
     }
     // The document is unknown during a preview when it depends on the new bucket's ARN: nothing to judge yet.
     const known = policies.filter((p) => p.props.policy !== undefined);
@@ -177,7 +184,8 @@ export const iamNoWildcardS3Resource = resourceRule({
   domain: "model-repository",
   description: "No IAM policy statement allows S3 actions on Resource \"*\" (or arn:aws:s3:::*).",
   prevents: "A model reader (or a CI role) that can read or overwrite every bucket in the account, not just the model prefix.",
-  remediationSteps: "Name the bucket ARN (for s3:ListBucket, with an s3:prefix condition) and <bucket ARN>/<prefix>/* (for object actions) as Resource (components/model-repository/policies.ts).",
+  remediationSteps: "Name the bucket ARN (for s3:ListBucket, with an s3:prefix condition) and <bucket ARN>/<prefix>/* (for object actions) as " +
+    "Resource (components/model-repository/policies.ts).",
   check: (r) =>
     iamDocumentsOf(r).flatMap(({ where, doc }) => {
       const all = statementsOf(doc);
@@ -195,7 +203,8 @@ export const noStaticAwsKeysInPodEnv = resourceRule({
   domain: "model-repository",
   description: "No container sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_SESSION_TOKEN; pods get AWS access through IRSA.",
   prevents: "Long-lived access keys copied into manifests and Secrets, where they leak, never rotate and outlive the pod that needed them.",
-  remediationSteps: "Remove the variables; run the pod as the ServiceAccount annotated with eks.amazonaws.com/role-arn (ModelRepositoryBinding.serviceAccountName).",
+  remediationSteps: "Remove the variables; run the pod as the ServiceAccount annotated with eks.amazonaws.com/role-arn " +
+    "(ModelRepositoryBinding.serviceAccountName).",
   check: (r) => {
     if (!isK8sObject(r.type, r.props)) return NONE;
     const out: Finding[] = [];

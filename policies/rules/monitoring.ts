@@ -25,7 +25,8 @@ export const monitoringGrafanaAdminSecret = resourceRule({
   description: "Grafana's admin credentials come from a Kubernetes Secret (grafana.admin.existingSecret), never a literal grafana.adminPassword.",
   prevents: "A known admin password (the chart ships 'prom-operator') on a Grafana that can read every production metric, committed to git or Helm history.",
   remediationSteps:
-    "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
+    "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove " +
+      "grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
   check: (r) => {
     const release = kubePrometheusStackOf(r);
     if (!release) return NONE;
@@ -39,7 +40,8 @@ export const monitoringGrafanaAdminSecret = resourceRule({
     }
     const existing = grafana.admin?.existingSecret;
     if (typeof existing !== "string" || existing === "") {
-      const message = `Helm release ${r.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana falls back to the chart's default password`;
+      const message = `Helm release ${r.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana ` +
+        `falls back to the chart's default password`;
       out.push({ path: "values.grafana.admin.existingSecret", value: existing, message });
     }
     return out;
@@ -64,7 +66,8 @@ export const monitoringAlertingInProd = resourceRule<EnvConfig>({
     if (!environments.includes(env)) return NONE;
     const enabled = release.values?.alertmanager?.enabled;
     if (enabled === true) return NONE;
-    return [{ path: "values.alertmanager.enabled", value: enabled, message: `Helm release ${r.name} (environment ${env}): values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true` }];
+    return [{ path: "values.alertmanager.enabled", value: enabled, message: `Helm release ${r.name} (environment ${env}): ` +
+      `values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true` }];
   },
 });
 
@@ -94,7 +97,8 @@ export const monitoringChartVersionPinned = resourceRule<{ charts: string[] }>({
       out.push({ path: "version", value: version, message });
     }
     if (!release.repositoryOpts?.repo) {
-      const message = `Helm release ${r.name} (chart ${release.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo is configured locally`;
+      const message = `Helm release ${r.name} (chart ${release.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo ` +
+        `is configured locally`;
       out.push({ path: "repositoryOpts.repo", value: release.repositoryOpts?.repo, message });
     }
     return out;
@@ -195,10 +199,15 @@ export const tritonMetricsScraped = stackRule({
   name: "triton-metrics-scraped",
   domain: "monitoring",
   description:
-    "Every Triton StatefulSet has a metrics Service (port 8002 / \"metrics\") that Prometheus scrapes: a ServiceMonitor the kube-prometheus-stack Prometheus selects covers its namespace, labels, port and keep/drop relabelings, or an additionalScrapeConfigs job does.",
-  prevents: "A serving group (often a newly added one) whose queue time, failures and GPU use nobody sees: its alerts never fire and its autoscaler's custom metric is empty.",
+    "Every Triton StatefulSet has a metrics Service (port 8002 / \"metrics\") that Prometheus scrapes: a ServiceMonitor the " +
+      "kube-prometheus-stack Prometheus selects covers its namespace, labels, port and keep/drop relabelings, or an additionalScrapeConfigs job " +
+      "does.",
+  prevents: "A serving group (often a newly added one) whose queue time, failures and GPU use nobody sees: its alerts never fire and its " +
+    "autoscaler's custom metric is empty.",
   remediationSteps:
-    "Give the group a metrics Service (components/triton/manifests.ts tritonMetricsService) labelled app.kubernetes.io/component=metrics, and keep the monitoring ServiceMonitor's namespaceSelector, selector and service-name keep regex in step with the serving groups (components/monitoring, servingGroups).",
+    "Give the group a metrics Service (components/triton/manifests.ts tritonMetricsService) labelled app.kubernetes.io/component=metrics, and " +
+      "keep the monitoring ServiceMonitor's namespaceSelector, selector and service-name keep regex in step with the serving groups " +
+      "(components/monitoring, servingGroups).",
   check: (resources) => {
     const monitors = resources.filter((r) => r.type === SERVICE_MONITOR);
     const releases = resources.filter((r) => kubePrometheusStackOf(r) !== undefined);
@@ -213,7 +222,8 @@ export const tritonMetricsScraped = stackRule({
         out.push({
           path: "spec.template.metadata.labels",
           value: pods,
-          message: `StatefulSet ${ns}/${objectNameOf(sts)}: no Service in namespace ${ns} selects its pods (spec.template.metadata.labels ${JSON.stringify(pods)}) on the metrics port ${TRITON_PORTS.metrics}`,
+          message: `StatefulSet ${ns}/${objectNameOf(sts)}: no Service in namespace ${ns} selects its pods (spec.template.metadata.labels ` +
+            `${JSON.stringify(pods)}) on the metrics port ${TRITON_PORTS.metrics}`,
           urn: sts.urn,
         });
         continue;
@@ -226,7 +236,8 @@ export const tritonMetricsScraped = stackRule({
           path: "metadata.labels",
           value: labels,
           message:
-            `Service ${namespaceOf(svc)}/${objectNameOf(svc)} (metrics of StatefulSet ${objectNameOf(sts)}): metadata.labels ${JSON.stringify(labels)} are scraped by ` +
+            `Service ${namespaceOf(svc)}/${objectNameOf(svc)} (metrics of StatefulSet ${objectNameOf(sts)}): metadata.labels ` +
+              `${JSON.stringify(labels)} are scraped by ` +
             `no ServiceMonitor that Prometheus selects (${selected.map(objectNameOf).join(", ") || "none"}: namespaceSelector, selector, endpoint port, keep/drop relabelings) ` +
             "and by no additionalScrapeConfigs job",
           urn: svc.urn,
@@ -260,9 +271,12 @@ export const crdObjectsDependOnRelease = stackRule<{ crdCharts: Record<string, s
   name: "crd-objects-depend-on-release",
   domain: "monitoring",
   description:
-    "Kubernetes objects of a CRD kind (ServiceMonitor, PrometheusRule: group monitoring.coreos.com) depend, directly or through other dependencies, on a Helm release of the chart that installs those CRDs.",
-  prevents: "A first `pulumi up` on a fresh cluster failing (or a destroy hanging) because a ServiceMonitor or PrometheusRule is sent before kube-prometheus-stack has installed its CRD.",
-  remediationSteps: "Create the object with dependsOn: [the kube-prometheus-stack release] (components/monitoring does: crdOpts); add a group → chart entry to crdCharts for other CRDs.",
+    "Kubernetes objects of a CRD kind (ServiceMonitor, PrometheusRule: group monitoring.coreos.com) depend, directly or through other " +
+      "dependencies, on a Helm release of the chart that installs those CRDs.",
+  prevents: "A first `pulumi up` on a fresh cluster failing (or a destroy hanging) because a ServiceMonitor or PrometheusRule is sent before " +
+    "kube-prometheus-stack has installed its CRD.",
+  remediationSteps: "Create the object with dependsOn: [the kube-prometheus-stack release] (components/monitoring does: crdOpts); add a group → " +
+    "chart entry to crdCharts for other CRDs.",
   configSchema: {
     properties: {
       crdCharts: {
