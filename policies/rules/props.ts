@@ -1,12 +1,27 @@
 // Typed views of the inputs the engine records for each resource type the rules read, so a
 // rule walks `sts.spec?.template?.spec?.containers` with the Kubernetes/AWS field names
 // checked by the compiler instead of `Record<string, any>`. The types are the SDKs' own
-// input types (@pulumi/kubernetes types.input, @pulumi/aws *Args) with every Input<T>
+// input types (@pulumi/kubernetes types/input, @pulumi/aws <service>/<resource> *Args) with every Input<T>
 // resolved to T (the engine sees plain values) and every field optional (a rule must cope
 // with what is absent). Type-only imports: the pack loads neither SDK for them.
+// Each type is imported from its own module, not from the SDKs' index files: the engine's
+// policy host type-checks the pack (ts-node typeCheck), and the whole of @pulumi/aws would
+// make the pack take many seconds longer to start.
 import type * as pulumi from "@pulumi/pulumi";
-import type * as k8s from "@pulumi/kubernetes";
-import type * as aws from "@pulumi/aws";
+import type * as k8sInput from "@pulumi/kubernetes/types/input";
+import type { ReleaseArgs } from "@pulumi/kubernetes/helm/v3/release";
+import type { LaunchTemplateArgs } from "@pulumi/aws/ec2/launchTemplate";
+import type { SecurityGroupArgs } from "@pulumi/aws/ec2/securityGroup";
+import type { SecurityGroupRuleArgs } from "@pulumi/aws/ec2/securityGroupRule";
+import type { NodeGroupArgs } from "@pulumi/aws/eks/nodeGroup";
+import type { RoleArgs } from "@pulumi/aws/iam/role";
+import type { RolePolicyAttachmentArgs } from "@pulumi/aws/iam/rolePolicyAttachment";
+import type { ProviderArgs } from "@pulumi/aws/provider";
+import type { BucketArgs } from "@pulumi/aws/s3/bucket";
+import type { BucketPublicAccessBlockArgs } from "@pulumi/aws/s3/bucketPublicAccessBlock";
+import type { BucketServerSideEncryptionConfigurationArgs } from "@pulumi/aws/s3/bucketServerSideEncryptionConfiguration";
+import type { BucketVersioningArgs } from "@pulumi/aws/s3/bucketVersioning";
+import type { SecurityGroupIngressRuleArgs } from "@pulumi/aws/vpc/securityGroupIngressRule";
 import type { Resource } from "./rule";
 import { decodeJson } from "./util";
 import * as T from "./types";
@@ -24,18 +39,18 @@ export type Plain<X> = X extends Primitive
 /** A string index signature (labels, annotations, data) stays one: its values are present where its keys are. */
 type IndexOf<X> = string extends keyof X ? { readonly [k: string]: Plain<Unwrap<X[string & keyof X]>> } : unknown;
 
-export type ObjectMeta = Plain<k8s.types.input.meta.v1.ObjectMeta>;
-export type PodSpec = Plain<k8s.types.input.core.v1.PodSpec>;
-export type Container = Plain<k8s.types.input.core.v1.Container>;
-export type ServicePort = Plain<k8s.types.input.core.v1.ServicePort>;
-export type NetworkPolicyPeer = Plain<k8s.types.input.networking.v1.NetworkPolicyPeer>;
+export type ObjectMeta = Plain<k8sInput.meta.v1.ObjectMeta>;
+export type PodSpec = Plain<k8sInput.core.v1.PodSpec>;
+export type Container = Plain<k8sInput.core.v1.Container>;
+export type ServicePort = Plain<k8sInput.core.v1.ServicePort>;
+export type NetworkPolicyPeer = Plain<k8sInput.networking.v1.NetworkPolicyPeer>;
 
 /** A prometheus-operator ServiceMonitor (a CRD: no SDK type), the fields the rules read. */
 export interface ServiceMonitor {
   readonly metadata?: ObjectMeta;
   readonly spec?: {
     readonly namespaceSelector?: { readonly any?: boolean; readonly matchNames?: readonly string[] };
-    readonly selector?: Plain<k8s.types.input.meta.v1.LabelSelector>;
+    readonly selector?: Plain<k8sInput.meta.v1.LabelSelector>;
     readonly endpoints?: readonly {
       readonly port?: string;
       readonly targetPort?: string | number;
@@ -55,29 +70,29 @@ export interface Relabeling {
 
 /** Recorded props per type token: the SDK input type of each resource type a rule reads. */
 interface PropsByType {
-  [T.STATEFUL_SET]: Plain<k8s.types.input.apps.v1.StatefulSet>;
-  [T.DEPLOYMENT]: Plain<k8s.types.input.apps.v1.Deployment>;
-  [T.DAEMON_SET]: Plain<k8s.types.input.apps.v1.DaemonSet>;
-  [T.SERVICE]: Plain<k8s.types.input.core.v1.Service>;
-  [T.CONFIG_MAP]: Plain<k8s.types.input.core.v1.ConfigMap>;
-  [T.POD_DISRUPTION_BUDGET]: Plain<k8s.types.input.policy.v1.PodDisruptionBudget>;
-  [T.HORIZONTAL_POD_AUTOSCALER]: Plain<k8s.types.input.autoscaling.v2.HorizontalPodAutoscaler>;
-  [T.NETWORK_POLICY]: Plain<k8s.types.input.networking.v1.NetworkPolicy>;
+  [T.STATEFUL_SET]: Plain<k8sInput.apps.v1.StatefulSet>;
+  [T.DEPLOYMENT]: Plain<k8sInput.apps.v1.Deployment>;
+  [T.DAEMON_SET]: Plain<k8sInput.apps.v1.DaemonSet>;
+  [T.SERVICE]: Plain<k8sInput.core.v1.Service>;
+  [T.CONFIG_MAP]: Plain<k8sInput.core.v1.ConfigMap>;
+  [T.POD_DISRUPTION_BUDGET]: Plain<k8sInput.policy.v1.PodDisruptionBudget>;
+  [T.HORIZONTAL_POD_AUTOSCALER]: Plain<k8sInput.autoscaling.v2.HorizontalPodAutoscaler>;
+  [T.NETWORK_POLICY]: Plain<k8sInput.networking.v1.NetworkPolicy>;
   [T.SERVICE_MONITOR]: ServiceMonitor;
-  [T.HELM_RELEASE]: Plain<Omit<k8s.helm.v3.ReleaseArgs, "values">> & { readonly name?: string; readonly values?: Record<string, any> };
-  [T.NODE_GROUP]: Plain<aws.eks.NodeGroupArgs>;
-  [T.LAUNCH_TEMPLATE]: Plain<aws.ec2.LaunchTemplateArgs>;
-  [T.SECURITY_GROUP]: Plain<aws.ec2.SecurityGroupArgs>;
-  [T.SECURITY_GROUP_RULE]: Plain<aws.ec2.SecurityGroupRuleArgs>;
-  [T.SECURITY_GROUP_INGRESS_RULE]: Plain<aws.vpc.SecurityGroupIngressRuleArgs>;
-  [T.BUCKET]: Plain<Omit<aws.s3.BucketArgs, "policy">> & { readonly policy?: unknown };
-  [T.BUCKET_ENCRYPTION]: Plain<aws.s3.BucketServerSideEncryptionConfigurationArgs>;
-  [T.BUCKET_VERSIONING]: Plain<aws.s3.BucketVersioningArgs>;
-  [T.BUCKET_PUBLIC_ACCESS_BLOCK]: Plain<aws.s3.BucketPublicAccessBlockArgs>;
+  [T.HELM_RELEASE]: Plain<Omit<ReleaseArgs, "values">> & { readonly name?: string; readonly values?: Record<string, any> };
+  [T.NODE_GROUP]: Plain<NodeGroupArgs>;
+  [T.LAUNCH_TEMPLATE]: Plain<LaunchTemplateArgs>;
+  [T.SECURITY_GROUP]: Plain<SecurityGroupArgs>;
+  [T.SECURITY_GROUP_RULE]: Plain<SecurityGroupRuleArgs>;
+  [T.SECURITY_GROUP_INGRESS_RULE]: Plain<SecurityGroupIngressRuleArgs>;
+  [T.BUCKET]: Plain<Omit<BucketArgs, "policy">> & { readonly policy?: unknown };
+  [T.BUCKET_ENCRYPTION]: Plain<BucketServerSideEncryptionConfigurationArgs>;
+  [T.BUCKET_VERSIONING]: Plain<BucketVersioningArgs>;
+  [T.BUCKET_PUBLIC_ACCESS_BLOCK]: Plain<BucketPublicAccessBlockArgs>;
   [T.BUCKET_POLICY]: { readonly bucket?: string; readonly policy?: unknown };
-  [T.IAM_ROLE]: Plain<Omit<aws.iam.RoleArgs, "inlinePolicies">> & { readonly inlinePolicies?: readonly { readonly name?: string; readonly policy?: unknown }[] };
-  [T.IAM_ROLE_POLICY_ATTACHMENT]: Plain<aws.iam.RolePolicyAttachmentArgs>;
-  [T.AWS_PROVIDER]: Omit<Plain<aws.ProviderArgs>, "defaultTags"> & { readonly defaultTags?: unknown };
+  [T.IAM_ROLE]: Plain<Omit<RoleArgs, "inlinePolicies">> & { readonly inlinePolicies?: readonly { readonly name?: string; readonly policy?: unknown }[] };
+  [T.IAM_ROLE_POLICY_ATTACHMENT]: Plain<RolePolicyAttachmentArgs>;
+  [T.AWS_PROVIDER]: Omit<Plain<ProviderArgs>, "defaultTags"> & { readonly defaultTags?: unknown };
 }
 export type PropsOf<Type extends keyof PropsByType> = PropsByType[Type];
 
@@ -95,8 +110,8 @@ export function metadataOf(r: Pick<Resource, "props">): ObjectMeta {
 type WorkloadProps = {
   readonly kind?: string;
   readonly metadata?: ObjectMeta;
-  readonly spec?: Plain<k8s.types.input.apps.v1.DeploymentSpec> &
-    Plain<k8s.types.input.core.v1.PodSpec> & { readonly jobTemplate?: Plain<k8s.types.input.batch.v1.JobTemplateSpec> };
+  readonly spec?: Plain<k8sInput.apps.v1.DeploymentSpec> &
+    Plain<k8sInput.core.v1.PodSpec> & { readonly jobTemplate?: Plain<k8sInput.batch.v1.JobTemplateSpec> };
 };
 
 /**
