@@ -1,10 +1,14 @@
-// The stack-wide rules (policies/rules/stack.ts) on the planned stacks: each stays silent on
-// the compliant plan and fires when the link between two components is broken, naming the
+// The rules that join resources of different components (stack validation policies, each in
+// the file of the domain it protects) on the planned stacks: each stays silent on the
+// compliant plan and fires when the link between two components is broken, naming the
 // resource, the property path and the value.
 import { strict as assert } from "node:assert";
 import { checkAtLevels, plan, ruleViolations } from "./helpers";
 import { rules } from "../policies/rules";
-import { stackRules } from "../policies/rules/stack";
+import { gatewayCanaryMirrored, gatewayClustersDefined } from "../policies/rules/gateway";
+import { gpuNodesSpanZones } from "../policies/rules/gpu-nodes";
+import { crdObjectsDependOnRelease, tritonMetricsScraped } from "../policies/rules/monitoring";
+import { hpaTargetExists } from "../policies/rules/triton";
 import type { RecordedResource } from "../tools/planner";
 import { SERVICE_MONITOR as SM, PROMETHEUS_RULE as PROM_RULE, HELM_RELEASE as RELEASE, SERVICE, HORIZONTAL_POD_AUTOSCALER as HPA, NODE_GROUP, CONFIG_MAP } from "../policies/rules/types";
 
@@ -38,13 +42,20 @@ function dropMirrors(v: unknown): void {
   }
 }
 
+/** The cross-component rules this file proves, by the domain file that holds each. */
+const stackRules = [tritonMetricsScraped, gatewayCanaryMirrored, gatewayClustersDefined, hpaTargetExists, crdObjectsDependOnRelease, gpuNodesSpanZones];
+
 describe("stack-wide policies", () => {
   it("are registered, stack validation policies, each documented", () => {
     for (const r of stackRules) {
       assert.ok(rules.includes(r), r.name);
-      assert.ok("validateStack" in r, `${r.name} sees the whole stack`);
+      assert.ok("validateStack" in r && r.kind === "stack", `${r.name} sees the whole stack`);
       assert.ok(r.description && r.prevents && r.remediationSteps, r.name);
     }
+    assert.deepEqual(
+      stackRules.map((r) => r.name),
+      ["triton-metrics-scraped", "gateway-canary-mirrored", "gateway-clusters-defined", "hpa-target-exists", "crd-objects-depend-on-release", "gpu-nodes-span-zones"],
+    );
   });
 
   for (const stack of ["dev", "staging", "prod"]) {
@@ -281,11 +292,12 @@ describe("stack-wide policies", () => {
       find(rs, NODE_GROUP).props.tags[ZONES_TAG] = "us-east-1a";
       find(rs, "kubernetes:apps/v1:StatefulSet", (r) => r.name === "vision").props.spec.replicas = 1;
       const vs = await checkAtLevels(rs, "staging");
+      // In the pack's rule order (rules of a domain stay together in the domain's file).
       assert.deepEqual(
         vs.map((v) => [v.policy, v.level, v.path]),
         [
-          ["triton-min-replicas", "mandatory", "spec.replicas"],
           ["gpu-nodes-span-zones", "mandatory", `tags["${ZONES_TAG}"]`],
+          ["triton-min-replicas", "mandatory", "spec.replicas"],
         ],
       );
     });

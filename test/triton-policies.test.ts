@@ -112,6 +112,11 @@ const CASES: { rule: string; breaks: (sts: any, all: RecordedResource[]) => void
     },
     message: /args has --model-control-mode=poll, must be explicit/,
   },
+  {
+    rule: "hpa-target-exists",
+    breaks: (_s, all) => (all[2].props.spec.scaleTargetRef.name = "vison"),
+    message: /^HorizontalPodAutoscaler triton\/vision: spec\.scaleTargetRef .* names no StatefulSet vison in namespace triton$/,
+  },
 ];
 
 describe("Triton policy rules", () => {

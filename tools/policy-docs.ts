@@ -1,10 +1,14 @@
 // npm run docs:policies — writes the README's table of policy rules from the rules
-// themselves (name, domain, what each prevents, level per stack), so it cannot drift.
+// themselves (name, domain, what each prevents, level per environment), so it cannot drift.
+// The level columns are the environments (config's `environment` values), read from
+// policies/config/<environment>.json: the reference levels each environment's stacks are
+// copied from. Not one column per stack: adding a stack (a levels file copied from prod)
+// must not make this table stale.
 // `--check` exits 1 when the README's table differs (the tests run the same comparison).
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { ENVIRONMENTS } from "../config/schema";
 import { rules } from "../policies/rules";
-import { listStacks } from "./planner/stackfile";
 import { levelOf, readPolicyConfig } from "./planner/policy";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -15,13 +19,13 @@ export const END = "<!-- policy-rules:end -->";
 const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim();
 
 export function rulesTable(): string {
-  const order = ["dev", "staging", "prod"];
-  const rank = (s: string) => (order.includes(s) ? order.indexOf(s) : order.length);
-  const stacks = listStacks(ROOT).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  // Levels as the evaluator computes them, from each stack's config file (read once).
-  const configs = stacks.map((s) => readPolicyConfig(path.join(ROOT, "policies"), s));
-  const header = ["rule", "domain", "prevents", ...stacks];
-  const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
+  // Levels as the evaluator computes them, from each environment's reference file (read once).
+  const configs = ENVIRONMENTS.map((e) => readPolicyConfig(path.join(ROOT, "policies"), e));
+  const header = ["rule", "domain", "prevents", ...ENVIRONMENTS];
+  const intro =
+    `Level of each rule per environment (${ENVIRONMENTS.join(", ")}), from \`policies/config/<environment>.json\`: ` +
+    "the reference levels a stack of that environment copies into its own `policies/config/<stack>.json`.";
+  const lines = [intro, "", `| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
   for (const r of [...rules].sort((a, b) => a.domain.localeCompare(b.domain) || a.name.localeCompare(b.name))) {
     lines.push(`| \`${r.name}\` | ${r.domain} | ${cell(r.prevents)} | ${configs.map((cfg) => levelOf(r, cfg)).join(" | ")} |`);
   }

@@ -1,20 +1,25 @@
-// Rules the Envoy gateway makes enforceable: mirroring stays within the stack's cap, and
-// Envoy's admin interface is never reachable from the network.
+// Rules the Envoy gateway makes enforceable: mirroring stays within the stack's cap, Envoy's
+// admin interface is never reachable from the network, every canary receives mirrored
+// traffic, and every cluster a route names is defined.
+// The Envoy bootstrap is JSON inside a ConfigMap, read as parsed JSON: its schema is Envoy's
+// protos (test/envoy-v3-api.ts checks the generated one against them), not an SDK type.
 import { isIP } from "node:net";
+import type { PolicyResource } from "@pulumi/policy";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent } from "../../components/upstream/envoy";
-import { parseEmbeddedOnce, reportAt, type Rule } from "./util";
+import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
+import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { CONFIG_MAP, SERVICE } from "./types";
+import { namespaceOf, objectNameOf, parseEmbeddedOnce, servicesFor, show, tritonStatefulSets } from "./util";
 
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
 /** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none (or no object). Throws on bad JSON. */
-export function envoyConfigOf(type: string, props: Record<string, any>): Record<string, any> | undefined {
-  if (type !== CONFIG_MAP) return undefined;
-  const text = props.data?.[ENVOY_CONFIG_FILE];
+export function envoyConfigOf(r: Pick<Resource, "type" | "props">): Record<string, any> | undefined {
+  const text = propsOf(r, CONFIG_MAP)?.data?.[ENVOY_CONFIG_FILE];
   if (typeof text !== "string") return undefined;
   const parsed = parseEmbeddedOnce(text, fromJson);
   return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : undefined;
@@ -54,94 +59,219 @@ function routesOf(listener: Record<string, any>): { path: string; route: Record<
   return out;
 }
 
-export const gatewayRules: Rule[] = [
-  {
-    name: "gateway-mirror-percent-within-max",
-    domain: "gateway",
-    description: "Every request_mirror_policies entry in an Envoy config mirrors at most the stack's maximum percentage (maxPercent).",
-    prevents: "A canary flooded with a copy of production traffic (GPU saturation, cost) because a mirror fraction was set or typed too high, or left without runtime_fraction (= 100 %).",
-    remediationSteps: "Lower triton-platform:gateway.mirrorPercent, or raise maxPercent for the stack in policies/config/<stack>.json if the canary is sized for it.",
-    enforcementLevel: "advisory",
-    configSchema: { properties: { maxPercent: { type: "number", minimum: 0, maximum: 100, default: 100 } } },
-    validateResource: (args, report) => {
-      let config: Record<string, any> | undefined;
-      try {
-        config = envoyConfigOf(args.type, args.props);
-      } catch (e) {
-        reportAt(
-          report,
-          { path: ENVOY_DATA_PATH, value: String(args.props.data?.[ENVOY_CONFIG_FILE]).slice(0, 200) },
-          `ConfigMap ${args.props.metadata?.name ?? args.name}: ${ENVOY_DATA_PATH} is not valid JSON (${(e as Error).message.split("\n")[0]})`,
-        );
-        return;
-      }
-      if (!config) return;
-      const { maxPercent } = args.getConfig<{ maxPercent: number }>();
-      // One report per mirror target and percentage (a group has several routes), naming the first path.
-      const over = new Map<string, { path: string; count: number; value: unknown }>();
-      for (const { path, policy } of findMirrorPolicies(config)) {
-        const pct = mirroredPercent(policy);
-        if (pct <= maxPercent) continue;
-        const key = `${pct} % to ${policy.cluster}`;
-        const seen = over.get(key);
-        if (seen) seen.count++;
-        else over.set(key, { path: `${ENVOY_DATA_PATH}${path.replace(/^\$/, "")}`, count: 1, value: policy.runtime_fraction?.default_value ?? null });
-      }
-      for (const [what, { path, count, value }] of over) {
-        reportAt(
-          report,
-          { path, value },
-          `ConfigMap ${args.props.metadata?.name ?? args.name}: ${path}${count > 1 ? ` (and ${count - 1} more route(s))` : ""} mirrors ${what} (maximum for this stack: ${maxPercent} %)`,
-        );
-      }
-    },
+const mirrorSettings = {
+  maxPercent: { type: "number", minimum: 0, maximum: 100, default: 25, description: "Largest percentage of a route's traffic a mirror may copy to a canary." },
+} as const;
+
+export const gatewayMirrorPercentWithinMax = resourceRule<{ maxPercent: number }>({
+  name: "gateway-mirror-percent-within-max",
+  domain: "gateway",
+  description: "Every request_mirror_policies entry in an Envoy config mirrors at most the stack's maximum percentage (maxPercent).",
+  prevents: "A canary flooded with a copy of production traffic (GPU saturation, cost) because a mirror fraction was set or typed too high, or " +
+    "left without runtime_fraction (= 100 %).",
+  remediationSteps:
+    `Lower triton-platform:gateway.mirrorPercent to at most maxPercent (default ${mirrorSettings.maxPercent.default}), ` +
+    "or raise maxPercent in policies/config/<stack>.json if the stack's canary is sized for it.",
+  configSchema: { properties: mirrorSettings },
+  check: (r, { maxPercent }) => {
+    let config: Record<string, any> | undefined;
+    const name = metadataOf(r).name ?? r.name;
+    try {
+      config = envoyConfigOf(r);
+    } catch (e) {
+      const value = String(propsOf(r, CONFIG_MAP)?.data?.[ENVOY_CONFIG_FILE]).slice(0, 200);
+      return [{ path: ENVOY_DATA_PATH, value, message: `ConfigMap ${name}: ${ENVOY_DATA_PATH} is not valid JSON (${(e as Error).message.split("\n")[0]})` }];
+    }
+    if (!config) return NONE;
+    // One report per mirror target and percentage (a group has several routes), naming the first path.
+    const over = new Map<string, { path: string; count: number; value: unknown }>();
+    for (const { path, policy } of findMirrorPolicies(config)) {
+      const pct = mirroredPercent(policy);
+      if (pct <= maxPercent) continue;
+      const key = `${pct} % to ${policy.cluster}`;
+      const seen = over.get(key);
+      if (seen) seen.count++;
+      else over.set(key, { path: `${ENVOY_DATA_PATH}${path.replace(/^\$/, "")}`, count: 1, value: policy.runtime_fraction?.default_value ?? null });
+    }
+    return [...over].map(([what, { path, count, value }]) => ({
+      path,
+      value,
+      message: `ConfigMap ${name}: ${path}${count > 1 ? ` (and ${count - 1} more route(s))` : ""} mirrors ${what} (maximum for this stack: ${maxPercent} %)`,
+    }));
   },
-  {
-    name: "gateway-envoy-admin-not-exposed",
-    domain: "gateway",
-    description: `Envoy's admin interface listens on loopback only; listeners forward to it only the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")}; no Service targets the admin port.`,
-    prevents: "Anyone who reaches the gateway draining its listeners, changing runtime values (mirror fractions), dumping config or stopping Envoy through /quitquitquit.",
-    remediationSteps: "Keep admin.address on 127.0.0.1 and expose stats only through the dedicated metrics listener (components/gateway/envoy-config.ts).",
-    enforcementLevel: "advisory",
-    validateResource: (args, report) => {
-      if (args.type === SERVICE) {
-        const selector: Record<string, string> = args.props.spec?.selector ?? {};
-        const targetsGateway = Object.entries(GATEWAY_POD_LABELS).every(([k, v]) => selector[k] === v);
-        if (!targetsGateway) return;
-        (args.props.spec?.ports ?? []).forEach((p: Record<string, any>, i: number) => {
-          const target = p.targetPort ?? p.port;
-          if (target === ENVOY_ADMIN.port || target === String(ENVOY_ADMIN.port)) {
-            reportAt(report, { path: `spec.ports[${i}].targetPort`, value: target }, `Service ${args.props.metadata?.name ?? args.name}: spec.ports[${i}].targetPort targets Envoy's admin port ${ENVOY_ADMIN.port}`);
-          }
-        });
-        return;
-      }
-      let config: Record<string, any> | undefined;
-      try {
-        config = envoyConfigOf(args.type, args.props);
-      } catch {
-        return; // reported by gateway-mirror-percent-within-max
-      }
-      if (!config) return;
-      const where = `ConfigMap ${args.props.metadata?.name ?? args.name}: ${ENVOY_DATA_PATH}`;
-      const sa = config.admin?.address?.socket_address;
-      if (sa && !isLoopback(sa.address)) {
-        reportAt(report, { path: `${ENVOY_DATA_PATH}.admin.address.socket_address.address`, value: sa.address }, `${where}.admin.address.socket_address.address is ${JSON.stringify(sa.address)}, not a loopback address`);
-      }
-      const admin = adminClusters(config, sa?.port_value);
-      (config.static_resources?.listeners ?? []).forEach((l: Record<string, any>, i: number) => {
-        for (const { path, route } of routesOf(l)) {
-          if (!admin.has(route.route?.cluster)) continue;
-          const exact: string | undefined = route.match?.path;
-          if (exact === undefined || !EXPOSABLE_ADMIN_PATHS.includes(exact)) {
-            reportAt(
-              report,
-              { path: `${ENVOY_DATA_PATH}.static_resources.listeners[${i}].${path}.match`, value: route.match ?? null },
-              `${where}.static_resources.listeners[${i}].${path}.match ${JSON.stringify(route.match ?? {})} forwards to the admin cluster ${route.route.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
-            );
-          }
-        }
+});
+
+export const gatewayEnvoyAdminNotExposed = resourceRule({
+  name: "gateway-envoy-admin-not-exposed",
+  domain: "gateway",
+  description: `Envoy's admin interface listens on loopback only; listeners forward to it only the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")}; no Service targets the admin port.`,
+  prevents: "Anyone who reaches the gateway draining its listeners, changing runtime values (mirror fractions), dumping config or stopping Envoy " +
+    "through /quitquitquit.",
+  remediationSteps: "Keep admin.address on 127.0.0.1 and expose stats only through the dedicated metrics listener (components/gateway/envoy-config.ts).",
+  check: (r) => {
+    const name = metadataOf(r).name ?? r.name;
+    const service = propsOf(r, SERVICE);
+    if (service) {
+      const selector = service.spec?.selector ?? {};
+      const targetsGateway = Object.entries(GATEWAY_POD_LABELS).every(([k, v]) => selector[k] === v);
+      if (!targetsGateway) return NONE;
+      return (service.spec?.ports ?? []).flatMap((p, i) => {
+        const target = p.targetPort ?? p.port;
+        if (target !== ENVOY_ADMIN.port && target !== String(ENVOY_ADMIN.port)) return [];
+        return [{ path: `spec.ports[${i}].targetPort`, value: target, message: `Service ${name}: spec.ports[${i}].targetPort targets Envoy's ` +
+          `admin port ${ENVOY_ADMIN.port}` }];
       });
-    },
+    }
+    let config: Record<string, any> | undefined;
+    try {
+      config = envoyConfigOf(r);
+    } catch {
+      return NONE; // reported by gateway-mirror-percent-within-max
+    }
+    if (!config) return NONE;
+    const out: Finding[] = [];
+    const where = `ConfigMap ${name}: ${ENVOY_DATA_PATH}`;
+    const sa = config.admin?.address?.socket_address;
+    if (sa && !isLoopback(sa.address)) {
+      const message = `${where}.admin.address.socket_address.address is ${JSON.stringify(sa.address)}, not a loopback address`;
+      out.push({ path: `${ENVOY_DATA_PATH}.admin.address.socket_address.address`, value: sa.address, message });
+    }
+    const admin = adminClusters(config, sa?.port_value);
+    (config.static_resources?.listeners ?? []).forEach((l: Record<string, any>, i: number) => {
+      for (const { path, route } of routesOf(l)) {
+        if (!admin.has(route.route?.cluster)) continue;
+        const exact: string | undefined = route.match?.path;
+        if (exact === undefined || !EXPOSABLE_ADMIN_PATHS.includes(exact)) {
+          out.push({
+            path: `${ENVOY_DATA_PATH}.static_resources.listeners[${i}].${path}.match`,
+            value: route.match ?? null,
+            message: `${where}.static_resources.listeners[${i}].${path}.match ${JSON.stringify(route.match ?? {})} forwards to the admin cluster ${route.route.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
+          });
+        }
+      }
+    });
+    return out;
   },
-];
+});
+
+// ---- Envoy bootstraps across the stack ------------------------------------------------------
+
+interface EnvoyConfig {
+  cm: PolicyResource;
+  config: Record<string, any>;
+}
+
+/** Every ConfigMap that carries a parseable Envoy bootstrap (unparseable ones are gateway-mirror-percent-within-max's to report). */
+function envoyConfigs(resources: readonly PolicyResource[]): EnvoyConfig[] {
+  const out: EnvoyConfig[] = [];
+  for (const cm of resources) {
+    try {
+      const config = envoyConfigOf(cm);
+      if (config) out.push({ cm, config });
+    } catch {
+      // reported elsewhere
+    }
+  }
+  return out;
+}
+
+/** Does an Envoy cluster's endpoint address name this Service? (`svc.ns[.svc[.cluster.local]]`, or `svc` from the same namespace) */
+function clusterReaches(cluster: Record<string, any>, svc: PolicyResource, fromNs: string): boolean {
+  for (const group of cluster.load_assignment?.endpoints ?? []) {
+    for (const lb of group.lb_endpoints ?? []) {
+      const address: string | undefined = lb.endpoint?.address?.socket_address?.address;
+      if (!address) continue;
+      const [host, ns] = address.split(".");
+      if (host === objectNameOf(svc) && (ns === namespaceOf(svc) || (ns === undefined && fromNs === namespaceOf(svc)))) return true;
+    }
+  }
+  return false;
+}
+
+export const gatewayCanaryMirrored = stackRule({
+  name: "gateway-canary-mirrored",
+  domain: "gateway",
+  description: "Every Triton canary StatefulSet (pods labelled track=canary) receives mirrored traffic: an Envoy gateway route mirrors a " +
+    "non-zero fraction to a cluster whose endpoint is a Service of the canary's pods.",
+  prevents: "A canary that serves nothing: it looks healthy because it is never asked, and is promoted without having seen one production request.",
+  remediationSteps: "List the group in the gateway's servingGroups with canary: true and keep triton-platform:gateway.mirrorPercent above 0 " +
+    "(components/gateway/envoy-config.ts mirror policies).",
+  check: (resources) => {
+    const gateways = envoyConfigs(resources);
+    const canaries = tritonStatefulSets(resources).filter((s) => podTemplateLabelsOf(s).track === "canary");
+    const out: Finding[] = [];
+    for (const canary of canaries) {
+      const where = `${namespaceOf(canary)}/${objectNameOf(canary)}`;
+      const services = servicesFor(resources, namespaceOf(canary), podTemplateLabelsOf(canary));
+      const mirrored = gateways.some(({ cm, config }) => {
+        const clusters: Record<string, any>[] = config.static_resources?.clusters ?? [];
+        return findMirrorPolicies(config).some(({ policy }) => {
+          if (mirroredPercent(policy) <= 0) return false;
+          const target = clusters.find((c) => c.name === policy.cluster);
+          return target !== undefined && services.some((svc) => clusterReaches(target, svc, namespaceOf(cm)));
+        });
+      });
+      if (mirrored) continue;
+      if (gateways.length === 0) {
+        const name = objectNameOf(canary);
+        const message = `StatefulSet ${where}: metadata.name ${JSON.stringify(name)} is a canary but the stack has no Envoy gateway to mirror traffic to it`;
+        out.push({ path: "metadata.name", value: name, message, urn: canary.urn });
+        continue;
+      }
+      const { cm, config } = gateways[0];
+      const targets = [...new Set(findMirrorPolicies(config).map((m) => m.policy.cluster))];
+      const path = `${ENVOY_DATA_PATH}..request_mirror_policies[*].cluster`;
+      out.push({
+        path,
+        value: targets,
+        message:
+          `ConfigMap ${objectNameOf(cm)}: ${path} is ${JSON.stringify(targets)}; none mirrors (above 0 %) to a cluster reaching canary StatefulSet ${where} ` +
+          `through its Services ${JSON.stringify(services.map(objectNameOf))}`,
+        urn: cm.urn,
+      });
+    }
+    return out;
+  },
+});
+
+export const gatewayClustersDefined = stackRule({
+  name: "gateway-clusters-defined",
+  domain: "gateway",
+  description: "Every cluster an Envoy route sends to (route.cluster) or mirrors to (request_mirror_policies[].cluster) is defined in the " +
+    "bootstrap's static_resources.clusters.",
+  prevents: "Envoy rejecting the whole bootstrap at start (static route configs validate their clusters): new gateway pods crash-loop and a " +
+    "rollout stalls, or a canary silently gets nothing.",
+  remediationSteps: "Build routes and mirrors from the same serving-group list as the clusters (components/gateway/envoy-config.ts " +
+    "upstreamClusterName); rename both together.",
+  check: (resources) => {
+    const out: Finding[] = [];
+    for (const { cm, config } of envoyConfigs(resources)) {
+      const defined = new Set<string>((config.static_resources?.clusters ?? []).map((c: Record<string, any>) => c.name));
+      const refs: { path: string; cluster: unknown }[] = findMirrorPolicies(config).map(({ path, policy }) => ({ path: `${path.replace(/^\$/, "")}.cluster`, cluster: policy.cluster }));
+      const walk = (v: unknown, at: string): void => {
+        if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}[${i}]`));
+        if (v === null || typeof v !== "object") return;
+        const o = v as Record<string, any>;
+        if (at.endsWith("].route") && o.match === undefined) {
+          if (o.cluster !== undefined) refs.push({ path: `${at}.cluster`, cluster: o.cluster });
+          (o.weighted_clusters?.clusters ?? []).forEach((w: Record<string, any>, i: number) => refs.push({ path:
+            `${at}.weighted_clusters.clusters[${i}].name`, cluster: w.name }));
+        }
+        for (const [k, x] of Object.entries(o)) walk(x, `${at}.${k}`);
+      };
+      walk(config.static_resources?.listeners ?? [], ".static_resources.listeners");
+      for (const { path, cluster } of refs) {
+        if (typeof cluster === "string" && defined.has(cluster)) continue;
+        out.push({
+          path: `${ENVOY_DATA_PATH}${path}`,
+          value: cluster,
+          message: `ConfigMap ${objectNameOf(cm)}: ${ENVOY_DATA_PATH}${path} is ${show(cluster)}, which static_resources.clusters does not define (defined: ${[...defined].join(", ")})`,
+          urn: cm.urn,
+        });
+      }
+    }
+    return out;
+  },
+});
+
+export const gatewayRules: Rule[] = [gatewayMirrorPercentWithinMax, gatewayEnvoyAdminNotExposed, gatewayCanaryMirrored, gatewayClustersDefined];

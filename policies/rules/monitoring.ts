@@ -1,86 +1,314 @@
 // Rules the monitoring component makes enforceable: Grafana's admin password comes from a
-// generated Secret, production pages someone, and the monitoring charts are pinned.
+// generated Secret, production pages someone, the monitoring charts are pinned, every Triton
+// serving group is scraped, and CRD objects wait for the release that installs their CRDs.
+import type { PolicyResource } from "@pulumi/policy";
+import { TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
+import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
-import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { EXACT_VERSION } from "../../lib/version";
-import { environmentsSchema, isHelmChart, reportAt, type EnvConfig, type Rule } from "./util";
-import { HELM_RELEASE } from "./types";
+import { metadataOf, podTemplateLabelsOf, propsOf, type PropsOf, type Relabeling, type ServiceMonitor, type ServicePort } from "./props";
+import { NONE, resourceRule, stackRule, type Finding, type Rule } from "./rule";
+import { HELM_RELEASE, SERVICE, SERVICE_MONITOR } from "./types";
+import { environmentsSchema, isHelmChart, namespaceOf, objectNameOf, selects, servicesFor, tritonStatefulSets, type EnvConfig } from "./util";
 
-export const monitoringRules: Rule[] = [
-  {
-    name: "monitoring-grafana-admin-secret",
-    domain: "monitoring",
-    description: "Grafana's admin credentials come from a Kubernetes Secret (grafana.admin.existingSecret), never a literal grafana.adminPassword.",
-    prevents: "A known admin password (the chart ships 'prom-operator') on a Grafana that can read every production metric, committed to git or Helm history.",
-    remediationSteps:
-      "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
-    enforcementLevel: "advisory",
-    validateResource: (args, report) => {
-      if (!isHelmChart(args.type, args.props, KUBE_PROMETHEUS_STACK_CHART.chart)) return;
-      const grafana = args.props.values?.grafana ?? {};
-      if (grafana.enabled === false) return;
-      // The value itself is never echoed: the message must not leak a password into CI logs.
-      if (grafana.adminPassword !== undefined && grafana.adminPassword !== null && grafana.adminPassword !== "") {
-        reportAt(report, { path: "values.grafana.adminPassword", value: "(hidden)" }, `Helm release ${args.name}: values.grafana.adminPassword is a literal (value hidden); use values.grafana.admin.existingSecret`);
-      }
-      const existing = grafana.admin?.existingSecret;
-      if (typeof existing !== "string" || existing === "") {
-        reportAt(report, { path: "values.grafana.admin.existingSecret", value: existing }, `Helm release ${args.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana falls back to the chart's default password`);
-      }
-    },
+type HelmRelease = PropsOf<typeof HELM_RELEASE>;
+
+/** The kube-prometheus-stack release's props, else undefined. */
+function kubePrometheusStackOf(r: Pick<PolicyResource, "type" | "props">): HelmRelease | undefined {
+  return isHelmChart(r.type, r.props, KUBE_PROMETHEUS_STACK_CHART.chart) ? propsOf(r, HELM_RELEASE) : undefined;
+}
+
+export const monitoringGrafanaAdminSecret = resourceRule({
+  name: "monitoring-grafana-admin-secret",
+  domain: "monitoring",
+  description: "Grafana's admin credentials come from a Kubernetes Secret (grafana.admin.existingSecret), never a literal grafana.adminPassword.",
+  prevents: "A known admin password (the chart ships 'prom-operator') on a Grafana that can read every production metric, committed to git or Helm history.",
+  remediationSteps:
+    "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove " +
+      "grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
+  check: (r) => {
+    const release = kubePrometheusStackOf(r);
+    if (!release) return NONE;
+    const grafana = release.values?.grafana ?? {};
+    if (grafana.enabled === false) return NONE;
+    const out: Finding[] = [];
+    // The value itself is never echoed: the message must not leak a password into CI logs.
+    if (grafana.adminPassword !== undefined && grafana.adminPassword !== null && grafana.adminPassword !== "") {
+      const message = `Helm release ${r.name}: values.grafana.adminPassword is a literal (value hidden); use values.grafana.admin.existingSecret`;
+      out.push({ path: "values.grafana.adminPassword", value: "(hidden)", message });
+    }
+    const existing = grafana.admin?.existingSecret;
+    if (typeof existing !== "string" || existing === "") {
+      const message = `Helm release ${r.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana ` +
+        `falls back to the chart's default password`;
+      out.push({ path: "values.grafana.admin.existingSecret", value: existing, message });
+    }
+    return out;
   },
-  {
-    name: "monitoring-alerting-in-prod",
-    domain: "monitoring",
-    description: "In production stacks kube-prometheus-stack runs Alertmanager (values.alertmanager.enabled: true).",
-    prevents: "Alert rules that evaluate and fire in Prometheus with nobody notified: a GPU XID or a failing model found by users instead of on-call.",
-    remediationSteps: "Set triton-platform:monitoring.alerting.enabled: true in the stack file.",
-    enforcementLevel: "advisory",
-    configSchema: {
-      properties: {
-        ...environmentsSchema("Environments that must run Alertmanager."),
+});
+
+export const monitoringAlertingInProd = resourceRule<EnvConfig>({
+  name: "monitoring-alerting-in-prod",
+  domain: "monitoring",
+  description: "In production stacks kube-prometheus-stack runs Alertmanager (values.alertmanager.enabled: true).",
+  prevents: "Alert rules that evaluate and fire in Prometheus with nobody notified: a GPU XID or a failing model found by users instead of on-call.",
+  remediationSteps: "Set triton-platform:monitoring.alerting.enabled: true in the stack file.",
+  configSchema: { properties: { ...environmentsSchema("Environments that must run Alertmanager.") } },
+  check: (r, { environments }) => {
+    const release = kubePrometheusStackOf(r);
+    if (!release) return NONE;
+    const env = release.values?.commonLabels?.[ENVIRONMENT_LABEL];
+    if (env === undefined) {
+      const path = `values.commonLabels["${ENVIRONMENT_LABEL}"]`;
+      return [{ path, value: null, message: `Helm release ${r.name}: ${path} is missing, so whether Alertmanager is required cannot be decided` }];
+    }
+    if (!environments.includes(env)) return NONE;
+    const enabled = release.values?.alertmanager?.enabled;
+    if (enabled === true) return NONE;
+    return [{ path: "values.alertmanager.enabled", value: enabled, message: `Helm release ${r.name} (environment ${env}): ` +
+      `values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true` }];
+  },
+});
+
+export const monitoringChartVersionPinned = resourceRule<{ charts: string[] }>({
+  name: "monitoring-chart-version-pinned",
+  domain: "monitoring",
+  description: "The monitoring Helm releases (kube-prometheus-stack, prometheus-adapter) pin an exact chart version and name their repository.",
+  prevents: "An unpinned chart upgrading itself on the next `pulumi up` (new CRDs, renamed values, changed alert rules) in the middle of an incident.",
+  remediationSteps: "Set triton-platform:monitoring.kubePrometheusStackVersion / prometheusAdapterVersion to an exact version such as 1.2.3.",
+  configSchema: {
+    properties: {
+      charts: {
+        type: "array",
+        items: { type: "string" },
+        default: [KUBE_PROMETHEUS_STACK_CHART.chart, PROMETHEUS_ADAPTER_CHART.chart],
+        description: "Charts this rule applies to.",
       },
     },
-    validateResource: (args, report) => {
-      if (!isHelmChart(args.type, args.props, KUBE_PROMETHEUS_STACK_CHART.chart)) return;
-      const { environments } = args.getConfig<EnvConfig>();
-      const env = args.props.values?.commonLabels?.[ENVIRONMENT_LABEL];
-      if (env === undefined) {
-        reportAt(report, { path: `values.commonLabels["${ENVIRONMENT_LABEL}"]`, value: null }, `Helm release ${args.name}: values.commonLabels["${ENVIRONMENT_LABEL}"] is missing, so whether Alertmanager is required cannot be decided`);
-        return;
-      }
-      if (!environments.includes(env)) return;
-      const enabled = args.props.values?.alertmanager?.enabled;
-      if (enabled !== true) reportAt(report, { path: "values.alertmanager.enabled", value: enabled }, `Helm release ${args.name} (environment ${env}): values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true`);
-    },
   },
-  {
-    name: "monitoring-chart-version-pinned",
-    domain: "monitoring",
-    description: "The monitoring Helm releases (kube-prometheus-stack, prometheus-adapter) pin an exact chart version and name their repository.",
-    prevents: "An unpinned chart upgrading itself on the next `pulumi up` (new CRDs, renamed values, changed alert rules) in the middle of an incident.",
-    remediationSteps: "Set triton-platform:monitoring.kubePrometheusStackVersion / prometheusAdapterVersion to an exact version such as 1.2.3.",
-    enforcementLevel: "advisory",
-    configSchema: {
-      properties: {
-        charts: {
-          type: "array",
-          items: { type: "string" },
-          default: [KUBE_PROMETHEUS_STACK_CHART.chart, PROMETHEUS_ADAPTER_CHART.chart],
-          description: "Charts this rule applies to.",
-        },
+  check: (r, { charts }) => {
+    const release = propsOf(r, HELM_RELEASE);
+    if (!release || !charts.includes(release.chart as string)) return NONE;
+    const out: Finding[] = [];
+    const version = release.version;
+    if (typeof version !== "string" || !EXACT_VERSION.test(version)) {
+      const message = `Helm release ${r.name} (chart ${release.chart}): version is ${JSON.stringify(version ?? null)}, must be an exact version such as 1.2.3`;
+      out.push({ path: "version", value: version, message });
+    }
+    if (!release.repositoryOpts?.repo) {
+      const message = `Helm release ${r.name} (chart ${release.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo ` +
+        `is configured locally`;
+      out.push({ path: "repositoryOpts.repo", value: release.repositoryOpts?.repo, message });
+    }
+    return out;
+  },
+});
+
+// ---- Prometheus relabelling (keep/drop) over the labels service discovery gives a target ----
+
+/** Prometheus label name of a Kubernetes label: every character outside [a-zA-Z0-9_] becomes "_". */
+const sanitize = (k: string) => k.replace(/[^a-zA-Z0-9_]/g, "_");
+
+/** The __meta_kubernetes_* labels role "endpoints" discovery gives a Service port's targets. */
+function metaLabels(svc: PolicyResource, port: ServicePort, pods: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {
+    __meta_kubernetes_namespace: namespaceOf(svc),
+    __meta_kubernetes_service_name: objectNameOf(svc),
+    __meta_kubernetes_endpoint_port_name: port.name ?? "",
+  };
+  for (const [k, v] of Object.entries<string>(metadataOf(svc).labels ?? {})) out[`__meta_kubernetes_service_label_${sanitize(k)}`] = v;
+  for (const [k, v] of Object.entries(pods)) out[`__meta_kubernetes_pod_label_${sanitize(k)}`] = v;
+  return out;
+}
+
+/** Does a target with these labels survive the keep/drop steps of a relabel list? (Other actions do not filter.) */
+function survivesRelabelling(relabels: readonly Relabeling[] | undefined, labels: Record<string, string>): boolean {
+  for (const r of relabels ?? []) {
+    const action = String(r.action ?? "replace").toLowerCase();
+    if (action !== "keep" && action !== "drop") continue;
+    const sources = r.sourceLabels ?? r.source_labels ?? [];
+    const value = sources.map((s) => labels[s] ?? "").join(r.separator ?? ";");
+    let matches: boolean;
+    try {
+      matches = new RegExp(`^(?:${r.regex ?? "(.*)"})$`).test(value); // Prometheus anchors the regex
+    } catch {
+      return false;
+    }
+    if ((action === "keep" && !matches) || (action === "drop" && matches)) return false;
+  }
+  return true;
+}
+
+/** Is a port of a Service the Triton metrics port? */
+function isMetricsPort(p: ServicePort): boolean {
+  return p.port === TRITON_PORTS.metrics || p.name === TRITON_METRICS_PORT_NAME || p.targetPort === TRITON_METRICS_PORT_NAME || p.targetPort === TRITON_PORTS.metrics;
+}
+
+/** Does a kube-prometheus-stack release's Prometheus select ServiceMonitors with these labels? (the chart's serviceMonitorSelector logic) */
+function prometheusSelects(release: PolicyResource, smLabels: Readonly<Record<string, string>>): boolean {
+  const props = release.props as HelmRelease;
+  const spec = props.values?.prometheus?.prometheusSpec ?? {};
+  const explicit = spec.serviceMonitorSelector;
+  if (explicit && Object.keys(explicit).length > 0) return selects(explicit, smLabels);
+  if (spec.serviceMonitorSelectorNilUsesHelmValues === false) return true;
+  // Chart default: only ServiceMonitors labelled with the release's name.
+  return smLabels.release === (props.name ?? release.name);
+}
+
+/** ServiceMonitors that scrape this Service port: namespace, selector, endpoint port and keep/drop relabelings all match. */
+function serviceMonitorCovers(sm: PolicyResource, svc: PolicyResource, port: ServicePort, pods: Readonly<Record<string, string>>): boolean {
+  const spec = (sm.props as ServiceMonitor).spec;
+  const nsSel = spec?.namespaceSelector ?? {};
+  const namespaces = nsSel.any === true ? undefined : nsSel.matchNames?.length ? nsSel.matchNames : [namespaceOf(sm)];
+  if (namespaces && !namespaces.includes(namespaceOf(svc))) return false;
+  if (!selects(spec?.selector ?? {}, metadataOf(svc).labels ?? {})) return false;
+  const labels = metaLabels(svc, port, pods);
+  return (spec?.endpoints ?? []).some(
+    (ep) =>
+      (ep.port !== undefined ? ep.port === port.name : ep.targetPort !== undefined && (ep.targetPort === port.targetPort || ep.targetPort === port.port)) &&
+      survivesRelabelling(ep.relabelings, labels),
+  );
+}
+
+/** A raw Prometheus scrape job (values.prometheus.prometheusSpec.additionalScrapeConfigs), the fields read here. */
+interface ScrapeJob {
+  static_configs?: { targets?: unknown[] }[];
+  kubernetes_sd_configs?: { role?: string; namespaces?: { names?: string[] } }[];
+  relabel_configs?: Relabeling[];
+}
+
+/** Does a raw Prometheus scrape job (additionalScrapeConfigs) scrape this Service port? */
+function scrapeJobCovers(job: ScrapeJob, svc: PolicyResource, port: ServicePort, pods: Readonly<Record<string, string>>): boolean {
+  const host = (t: string) => t.replace(/:\d+$/, "").split(".");
+  for (const sc of job.static_configs ?? []) {
+    for (const t of sc.targets ?? []) {
+      const [svcName, ns] = host(String(t));
+      if (svcName === objectNameOf(svc) && ns === namespaceOf(svc) && String(t).endsWith(`:${port.port}`)) return true;
+    }
+  }
+  return (job.kubernetes_sd_configs ?? []).some((sd) => {
+    if (!["endpoints", "endpointslice", "service"].includes(sd.role as string)) return false;
+    const names = sd.namespaces?.names;
+    if (names?.length && !names.includes(namespaceOf(svc))) return false;
+    return survivesRelabelling(job.relabel_configs, metaLabels(svc, port, pods));
+  });
+}
+
+export const tritonMetricsScraped = stackRule({
+  name: "triton-metrics-scraped",
+  domain: "monitoring",
+  description:
+    "Every Triton StatefulSet has a metrics Service (port 8002 / \"metrics\") that Prometheus scrapes: a ServiceMonitor the " +
+      "kube-prometheus-stack Prometheus selects covers its namespace, labels, port and keep/drop relabelings, or an additionalScrapeConfigs job " +
+      "does.",
+  prevents: "A serving group (often a newly added one) whose queue time, failures and GPU use nobody sees: its alerts never fire and its " +
+    "autoscaler's custom metric is empty.",
+  remediationSteps:
+    "Give the group a metrics Service (components/triton/manifests.ts tritonMetricsService) labelled app.kubernetes.io/component=metrics, and " +
+      "keep the monitoring ServiceMonitor's namespaceSelector, selector and service-name keep regex in step with the serving groups " +
+      "(components/monitoring, servingGroups).",
+  check: (resources) => {
+    const monitors = resources.filter((r) => r.type === SERVICE_MONITOR);
+    const releases = resources.filter((r) => kubePrometheusStackOf(r) !== undefined);
+    const jobs: ScrapeJob[] = releases.flatMap((r) => (r.props as HelmRelease).values?.prometheus?.prometheusSpec?.additionalScrapeConfigs ?? []);
+    const selected = monitors.filter((sm) => releases.some((rel) => prometheusSelects(rel, metadataOf(sm).labels ?? {})));
+    const out: Finding[] = [];
+    for (const sts of tritonStatefulSets(resources)) {
+      const pods = podTemplateLabelsOf(sts);
+      const ns = namespaceOf(sts);
+      const metrics = servicesFor(resources, ns, pods).flatMap((svc) => (propsOf(svc, SERVICE)?.spec?.ports ?? []).filter(isMetricsPort).map((port) => ({ svc, port })));
+      if (metrics.length === 0) {
+        out.push({
+          path: "spec.template.metadata.labels",
+          value: pods,
+          message: `StatefulSet ${ns}/${objectNameOf(sts)}: no Service in namespace ${ns} selects its pods (spec.template.metadata.labels ` +
+            `${JSON.stringify(pods)}) on the metrics port ${TRITON_PORTS.metrics}`,
+          urn: sts.urn,
+        });
+        continue;
+      }
+      const scraped = metrics.some(({ svc, port }) => selected.some((sm) => serviceMonitorCovers(sm, svc, port, pods)) || jobs.some((j) => scrapeJobCovers(j, svc, port, pods)));
+      if (!scraped) {
+        const { svc } = metrics[0];
+        const labels = metadataOf(svc).labels ?? {};
+        out.push({
+          path: "metadata.labels",
+          value: labels,
+          message:
+            `Service ${namespaceOf(svc)}/${objectNameOf(svc)} (metrics of StatefulSet ${objectNameOf(sts)}): metadata.labels ` +
+              `${JSON.stringify(labels)} are scraped by ` +
+            `no ServiceMonitor that Prometheus selects (${selected.map(objectNameOf).join(", ") || "none"}: namespaceSelector, selector, endpoint port, keep/drop relabelings) ` +
+            "and by no additionalScrapeConfigs job",
+          urn: svc.urn,
+        });
+      }
+    }
+    return out;
+  },
+});
+
+/** Resources `r` waits for: its dependencies and theirs, transitively (dependsOn and input references alike). */
+function transitiveDependencies(r: PolicyResource): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...r.dependencies];
+  while (stack.length) {
+    const d = stack.pop()!;
+    if (seen.has(d.urn)) continue;
+    seen.add(d.urn);
+    stack.push(...d.dependencies);
+  }
+  return seen;
+}
+
+/** `<group>` of a Kubernetes type token `kubernetes:<group>/<version>:<Kind>` ("core" for the core group). */
+function apiGroupOf(type: string): string | undefined {
+  const m = /^kubernetes:([^:]+)\/[^/:]+:[^:]+$/.exec(type);
+  return m?.[1];
+}
+
+export const crdObjectsDependOnRelease = stackRule<{ crdCharts: Record<string, string> }>({
+  name: "crd-objects-depend-on-release",
+  domain: "monitoring",
+  description:
+    "Kubernetes objects of a CRD kind (ServiceMonitor, PrometheusRule: group monitoring.coreos.com) depend, directly or through other " +
+      "dependencies, on a Helm release of the chart that installs those CRDs.",
+  prevents: "A first `pulumi up` on a fresh cluster failing (or a destroy hanging) because a ServiceMonitor or PrometheusRule is sent before " +
+    "kube-prometheus-stack has installed its CRD.",
+  remediationSteps: "Create the object with dependsOn: [the kube-prometheus-stack release] (components/monitoring does: crdOpts); add a group → " +
+    "chart entry to crdCharts for other CRDs.",
+  configSchema: {
+    properties: {
+      crdCharts: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        default: { "monitoring.coreos.com": KUBE_PROMETHEUS_STACK_CHART.chart },
+        description: "API group → the Helm chart whose release installs its CRDs.",
       },
     },
-    validateResource: (args, report) => {
-      if (args.type !== HELM_RELEASE) return;
-      const { charts } = args.getConfig<{ charts: string[] }>();
-      if (!charts.includes(args.props.chart)) return;
-      const version = args.props.version;
-      if (typeof version !== "string" || !EXACT_VERSION.test(version)) {
-        reportAt(report, { path: "version", value: version }, `Helm release ${args.name} (chart ${args.props.chart}): version is ${JSON.stringify(version ?? null)}, must be an exact version such as 1.2.3`);
-      }
-      if (!args.props.repositoryOpts?.repo) reportAt(report, { path: "repositoryOpts.repo", value: args.props.repositoryOpts?.repo }, `Helm release ${args.name} (chart ${args.props.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo is configured locally`);
-    },
   },
-];
+  check: (resources, { crdCharts }) => {
+    const releases = resources.filter((x) => x.type === HELM_RELEASE);
+    const out: Finding[] = [];
+    for (const r of resources) {
+      const group = apiGroupOf(r.type);
+      const chart = group === undefined ? undefined : crdCharts[group];
+      if (chart === undefined) continue;
+      const installers = releases.filter((x) => (x.props as HelmRelease).chart === chart);
+      const deps = transitiveDependencies(r);
+      if (installers.some((rel) => deps.has(rel.urn))) continue;
+      const direct = r.dependencies.map((d) => `${d.type} ${d.name}`);
+      out.push({
+        path: "dependencies",
+        value: direct,
+        message:
+          `${(r.props as { kind?: string }).kind ?? r.type} ${objectNameOf(r)}: dependencies ${JSON.stringify(direct)} include no release of chart ${chart} ` +
+          `(${installers.map((x) => x.name).join(", ") || "none in the stack"}), which installs the ${group} CRDs`,
+        urn: r.urn,
+      });
+    }
+    return out;
+  },
+});
+
+export const monitoringRules: Rule[] = [monitoringGrafanaAdminSecret, monitoringAlertingInProd, monitoringChartVersionPinned, tritonMetricsScraped, crdObjectsDependOnRelease];

@@ -1,18 +1,12 @@
-// Helpers shared by the rule modules. Rules read resource inputs as the engine sees them.
-import type { ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+// Helpers shared by the rule modules (no rule lives here). Rules read resource inputs as
+// the engine sees them; typed views of those inputs are in ./props.
+import type { PolicyResource } from "@pulumi/policy";
 import { TRITON_ALL_PODS } from "../../components/contracts";
-import { HELM_RELEASE } from "./types";
-
-/** A rule of this pack: a Pulumi policy plus what it prevents and its domain (for the README table). */
-export type Rule = (ResourceValidationPolicy | StackValidationPolicy) & {
-  /** The failure in production the rule prevents. */
-  readonly prevents: string;
-  /** gpu-nodes | model-repository | triton | monitoring | gateway | firewall | foundation */
-  readonly domain: string;
-};
+import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
+import { HELM_RELEASE, SERVICE, STATEFUL_SET } from "./types";
 
 /** A Kubernetes object (has apiVersion and kind), as opposed to a provider, Helm release or component. */
-export function isK8sObject(type: string, props: Record<string, any>): boolean {
+export function isK8sObject(type: string, props: { apiVersion?: unknown; kind?: unknown }): boolean {
   return type.startsWith("kubernetes:") && typeof props.apiVersion === "string" && typeof props.kind === "string";
 }
 
@@ -27,12 +21,12 @@ export function environmentsSchema(description: string) {
 }
 
 /** Pod labels of a Triton pod (every label of TRITON_ALL_PODS). */
-export function isTritonPodLabels(labels: Record<string, string> | undefined): boolean {
+export function isTritonPodLabels(labels: Readonly<Record<string, string>> | undefined): boolean {
   return Object.entries(TRITON_ALL_PODS).every(([k, v]) => labels?.[k] === v);
 }
 
 /** A Helm release of `chart` (releases are recorded with their chart name in props.chart). */
-export function isHelmChart(type: string, props: Record<string, any>, chart: string): boolean {
+export function isHelmChart(type: string, props: { chart?: unknown }, chart: string): boolean {
   return type === HELM_RELEASE && props.chart === chart;
 }
 
@@ -51,51 +45,25 @@ export function decodeJson(v: unknown): any {
   }
 }
 
-/** Where a violation is: the offending property path of the reported resource, and its value there. */
-export interface Finding {
-  /** Property path in the resource's inputs, e.g. `spec.replicas` or `data["envoy.json"].admin.address`. */
-  readonly path: string;
-  /** The value found at `path` (null when absent). Secrets are never put here. */
-  readonly value: unknown;
-}
-
-type ReportViolation = (message: string, urn?: string) => void;
-let reporting: Finding | undefined;
-
-/**
- * Report a violation together with its property path and value. The Pulumi engine receives
- * the message (which names both); the offline evaluator also reads them structured, through
- * currentFinding(), while `report` runs: reports are synchronous, so nothing interleaves.
- */
-export function reportAt(report: ReportViolation, at: Finding, message: string, urn?: string): void {
-  reporting = { path: at.path, value: at.value === undefined ? null : at.value };
-  try {
-    report(message, urn);
-  } finally {
-    reporting = undefined;
-  }
-}
-
-/** The finding of the violation being reported right now, if the rule used reportAt. */
-export function currentFinding(): Finding | undefined {
-  return reporting;
-}
-
 /** A value as messages show it: JSON, or "nothing" when absent. */
 export function show(v: unknown): string {
   return v === undefined ? "nothing" : JSON.stringify(v);
 }
 
 // ---- Kubernetes label selectors ---------------------------------------------------------
-export type LabelSelector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+export type LabelSelector = {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly { readonly key?: string; readonly operator?: string; readonly values?: readonly string[] }[];
+};
 
 /** Does a label selector select an object with these labels? (Kubernetes semantics; {} selects all, none selects nothing.) */
-export function selects(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+export function selects(selector: LabelSelector | undefined, labels: Readonly<Record<string, string>>): boolean {
   if (!selector) return false;
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of selector.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
-    const val = labels[e.key];
+    const key = String(e.key); // as the property lookup would convert it
+    const has = Object.prototype.hasOwnProperty.call(labels, key);
+    const val = labels[key];
     if (e.operator === "In" && !(has && (e.values ?? []).includes(val))) return false;
     if (e.operator === "NotIn" && has && (e.values ?? []).includes(val)) return false;
     if (e.operator === "Exists" && !has) return false;
@@ -117,4 +85,67 @@ export function parseEmbeddedOnce(text: string, parse: (text: string) => unknown
   if (parsedDocuments.size >= 16) parsedDocuments.clear();
   parsedDocuments.set(text, parsed);
   return parsed;
+}
+
+// ---- Kubernetes objects across the stack --------------------------------------------------
+// (stack rules of several domains join Triton StatefulSets with the Services that select them)
+
+/** The namespace of a Kubernetes object ("default" when unset, as the API server defaults it). */
+export const namespaceOf = (r: Pick<PolicyResource, "props">): string => metadataOf(r).namespace ?? "default";
+/** The object's metadata.name, else the resource name. */
+export const objectNameOf = (r: Pick<PolicyResource, "props" | "name">): string => metadataOf(r).name ?? r.name;
+
+/** StatefulSets whose pods are Triton pods (TRITON_ALL_PODS). */
+export function tritonStatefulSets(resources: readonly PolicyResource[]): PolicyResource[] {
+  return resources.filter((r) => r.type === STATEFUL_SET && isTritonPodLabels(podTemplateLabelsOf(r)));
+}
+
+const selectorOf = (s: PolicyResource): Readonly<Record<string, string>> => (propsOf(s, SERVICE)?.spec?.selector ?? {}) as Readonly<Record<string, string>>;
+
+/**
+ * Services by namespace and by one pair of their selector (the alphabetically first key):
+ * a Service can select a pod only if that pair is among the pod's labels, so lookups visit
+ * a few candidates instead of every resource (rules ask once per StatefulSet). Cached per
+ * resources array (the one list an evaluation passes to every stack rule): a memo, not
+ * state shared with anyone.
+ */
+const serviceIndexOf = new WeakMap<readonly PolicyResource[], Map<string, Map<string, PolicyResource[]>>>();
+function serviceIndex(resources: readonly PolicyResource[]): Map<string, Map<string, PolicyResource[]>> {
+  let index = serviceIndexOf.get(resources);
+  if (index) return index;
+  index = new Map();
+  for (const s of resources) {
+    if (s.type !== SERVICE) continue;
+    const sel = selectorOf(s);
+    const first = Object.keys(sel).sort()[0];
+    if (first === undefined) continue;
+    const byPair = index.get(namespaceOf(s)) ?? new Map<string, PolicyResource[]>();
+    index.set(namespaceOf(s), byPair);
+    const key = `${first}=${sel[first]}`;
+    byPair.set(key, [...(byPair.get(key) ?? []), s]);
+  }
+  serviceIndexOf.set(resources, index);
+  return index;
+}
+
+const positions = new WeakMap<readonly PolicyResource[], Map<PolicyResource, number>>();
+function positionsOf(resources: readonly PolicyResource[]): Map<PolicyResource, number> {
+  let p = positions.get(resources);
+  if (!p) positions.set(resources, (p = new Map(resources.map((r, i) => [r, i]))));
+  return p;
+}
+
+/** Services of a namespace whose (non-empty) selector selects pods with these labels, in the resources' order. */
+export function servicesFor(resources: readonly PolicyResource[], ns: string, labels: Readonly<Record<string, string>>): PolicyResource[] {
+  const byPair = serviceIndex(resources).get(ns);
+  if (!byPair) return [];
+  const out: PolicyResource[] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    for (const s of byPair.get(`${k}=${v}`) ?? []) {
+      if (Object.entries(selectorOf(s)).every(([sk, sv]) => labels[sk] === sv)) out.push(s);
+    }
+  }
+  // Keep the resources' order, as a scan would.
+  const pos = positionsOf(resources);
+  return out.sort((a, b) => pos.get(a)! - pos.get(b)!);
 }

@@ -2,8 +2,8 @@
 // per-stack enforcement levels `pulumi preview --policy-pack-config` would apply.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { EnforcementLevel, Policies, PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { currentFinding } from "../../policies/rules/util";
+import type { EnforcementLevel, PolicyResource } from "@pulumi/policy";
+import type { Finding, Rule } from "../../policies/rules";
 import type { RecordedResource } from "./record";
 import { UsageError } from "./stackfile";
 
@@ -15,7 +15,7 @@ export interface Violation {
   resource: string;
   type: string;
   name: string;
-  /** Property path of the offending setting in the resource's inputs (rules report it through reportAt). */
+  /** Property path of the offending setting in the resource's inputs (the rule's finding). */
   path?: string;
   /** The offending value found at `path` (null when absent). */
   value?: unknown;
@@ -33,10 +33,15 @@ type LevelConfig = Record<string, EnforcementLevel | ({ enforcementLevel?: Enfor
 
 const LEVELS: EnforcementLevel[] = ["advisory", "mandatory", "remediate", "disabled"];
 
-/** Read policies/config/<stack>.json (the --policy-pack-config format); a missing file means the pack defaults. */
-export function readPolicyConfig(policiesDir: string, stack: string): LevelConfig {
+/**
+ * Read policies/config/<stack>.json (the --policy-pack-config format). A missing file is an
+ * error, not "everything advisory": a stack without its levels (or a typo'd --stack) would
+ * otherwise pass every mandatory rule silently. `environment` (the stack file's, when there
+ * is one) picks the reference levels file the error suggests copying.
+ */
+export function readPolicyConfig(policiesDir: string, stack: string, environment?: string): LevelConfig {
   const file = path.join(policiesDir, "config", `${stack}.json`);
-  if (!fs.existsSync(file)) return {};
+  if (!fs.existsSync(file)) throw new UsageError(missingLevelsFile(policiesDir, stack, file, environment));
   let cfg: unknown;
   try {
     cfg = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -47,8 +52,44 @@ export function readPolicyConfig(policiesDir: string, stack: string): LevelConfi
   return cfg as LevelConfig;
 }
 
+/** The levels files there are (their stack names), sorted. */
+export function listLevelsFiles(policiesDir: string): string[] {
+  const dir = path.join(policiesDir, "config");
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -".json".length))
+    .sort();
+}
+
+/** Edit distance of two names (to name the levels file a typo'd stack meant). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+function missingLevelsFile(policiesDir: string, stack: string, file: string, environment: string | undefined): string {
+  const known = listLevelsFiles(policiesDir);
+  const dir = "policies/config";
+  const head = `no policy levels file ${file} for stack ${stack}`;
+  if (known.length === 0) return `${head}: create ${dir}/${stack}.json, e.g. {"all": "mandatory"}`;
+  const nearest = [...known].sort((x, y) => distance(stack, x) - distance(stack, y) || x.localeCompare(y))[0];
+  // A new stack starts from the reference levels of its environment; without a stack file, from the nearest name.
+  const closest = environment !== undefined && known.includes(environment) ? environment : nearest;
+  return (
+    `${head} (levels files: ${known.join(", ")}). A new stack needs its own: cp ${dir}/${closest}.json ${dir}/${stack}.json, then adjust its levels` +
+    (environment === undefined ? `; or did you mean --stack ${nearest}?` : ` (${closest}.json: the reference levels of environment ${environment}).`)
+  );
+}
+
 /** Check a policy config file against the pack: known policy names, known levels, schema'd settings. */
-export function checkPolicyConfig(policies: Policies, cfg: LevelConfig, where: string): void {
+export function checkPolicyConfig(policies: readonly Rule[], cfg: LevelConfig, where: string): void {
   const names = new Set(policies.map((p) => p.name));
   const problems: string[] = [];
   for (const [name, v] of Object.entries(cfg)) {
@@ -56,7 +97,7 @@ export function checkPolicyConfig(policies: Policies, cfg: LevelConfig, where: s
     const level = typeof v === "string" ? v : v?.enforcementLevel;
     if (level !== undefined && !LEVELS.includes(level)) problems.push(`${where}: "${name}" has enforcement level ${JSON.stringify(level)}, expected one of ${LEVELS.join(", ")}`);
     if (typeof v === "object" && v !== null && name !== "all") {
-      const schema = policies.find((p) => p.name === name)?.configSchema?.properties ?? {};
+      const schema: object = policies.find((p) => p.name === name)?.configSchema?.properties ?? {};
       for (const key of Object.keys(v)) {
         if (key !== "enforcementLevel" && !(key in schema)) problems.push(`${where}: "${name}.${key}" is not in the policy's configSchema`);
       }
@@ -66,7 +107,7 @@ export function checkPolicyConfig(policies: Policies, cfg: LevelConfig, where: s
 }
 
 /** A policy's level under a stack's config: its own entry, else `all`, else the pack default. */
-export function levelOf(policy: Policies[number], cfg: LevelConfig): EnforcementLevel {
+export function levelOf(policy: Pick<Rule, "name" | "enforcementLevel">, cfg: LevelConfig): EnforcementLevel {
   const own = cfg[policy.name];
   const ownLevel = typeof own === "string" ? own : own?.enforcementLevel;
   const all = cfg.all;
@@ -75,7 +116,7 @@ export function levelOf(policy: Policies[number], cfg: LevelConfig): Enforcement
 }
 
 /** A policy's settings: configSchema defaults overlaid with the stack's file. */
-function settingsOf(policy: Policies[number], cfg: LevelConfig): Record<string, unknown> {
+function settingsOf(policy: Rule, cfg: LevelConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, s] of Object.entries(policy.configSchema?.properties ?? {})) {
     if ((s as { default?: unknown }).default !== undefined) out[k] = (s as { default?: unknown }).default;
@@ -86,8 +127,6 @@ function settingsOf(policy: Policies[number], cfg: LevelConfig): Record<string, 
   }
   return out;
 }
-
-class NotApplicable extends Error {}
 
 const noOpts = { protect: false, ignoreChanges: [], aliases: [], customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 }, additionalSecretOutputs: [] };
 
@@ -123,70 +162,42 @@ export function policyResources(resources: RecordedResource[]): PolicyResource[]
   return resources.map((r) => byUrn.get(r.urn)!);
 }
 
-/** Evaluate every enabled policy; violations sorted mandatory first. */
-export async function evaluatePolicies(policies: Policies, resources: RecordedResource[], cfg: LevelConfig): Promise<Violation[]> {
+/**
+ * Evaluate every enabled rule by calling its check (the same function the pack's adapter
+ * calls for the engine): findings are return values, so nothing is shared with the pack.
+ * Violations sorted mandatory first.
+ */
+export async function evaluatePolicies(policies: readonly Rule[], resources: RecordedResource[], cfg: LevelConfig): Promise<Violation[]> {
   const views = policyResources(resources);
   const violations: Violation[] = [];
-  const stackTags = new Map<string, string>();
-  const notApplicableAll = (reason?: string): never => {
-    throw new NotApplicable(reason);
-  };
-  // One args object per resource, shared by the resource rules (each gets its getConfig).
-  const resourceArgs: ResourceValidationArgs[] = views.map((r) => ({
-    ...r,
-    stackTags,
-    getConfig: <T extends object>() => ({}) as T,
-    notApplicable: notApplicableAll,
-    asType: ((cls: any) => r.asType(cls)) as ResourceValidationArgs["asType"],
-  }));
   for (const policy of policies) {
     const level = levelOf(policy, cfg);
     if (level === "disabled") continue;
     const settings = settingsOf(policy, cfg);
-    const report = (urn: string) => (message: string, target?: string) => {
-      const u = target || urn;
-      const { type, name } = urnParts(u);
-      const at = currentFinding();
+    const record = (f: Finding, at: string) => {
+      const urn = f.urn || at;
+      const { type, name } = urnParts(urn);
       violations.push({
         policy: policy.name,
         level: level === "mandatory" || level === "remediate" ? "mandatory" : "advisory",
-        urn: u,
+        urn,
         resource: `${type} ${name}`.trim(),
         type,
         name,
-        ...(at ? { path: at.path, value: at.value } : {}),
-        message,
+        path: f.path,
+        value: f.value === undefined ? null : f.value,
+        message: f.message,
         remediation: policy.remediationSteps,
       });
     };
-    const notApplicable = (reason?: string): never => {
-      throw new NotApplicable(reason);
-    };
-    const getConfig = <T extends object>() => settings as T;
     try {
-      if ("validateStack" in policy) {
-        await (policy as StackValidationPolicy).validateStack({ resources: views, stackTags, getConfig, notApplicable }, report(""));
-        continue;
-      }
-      const checks = (policy as ResourceValidationPolicy).validateResource;
-      const fns = checks === undefined ? [] : Array.isArray(checks) ? checks : [checks];
-      if (fns.length === 0) continue;
-      for (const args of resourceArgs) {
-        args.getConfig = getConfig;
-        const reportHere = report(args.urn);
-        for (const fn of fns) {
-          try {
-            // Await only what is a promise: most rules are synchronous, and an await per
-            // rule per resource is measurable on large plans.
-            const pending = fn(args, reportHere);
-            if (pending && typeof (pending as Promise<void>).then === "function") await pending;
-          } catch (e) {
-            if (!(e instanceof NotApplicable)) throw e;
-          }
-        }
+      if (policy.kind === "stack") {
+        for (const f of policy.check(views, settings)) record(f, "");
+      } else {
+        for (const r of views) for (const f of policy.check(r, settings)) record(f, r.urn);
       }
     } catch (e) {
-      if (!(e instanceof NotApplicable)) throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? e}`);
+      throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? e}`);
     }
   }
   return violations.sort((a, b) => (a.level === b.level ? 0 : a.level === "mandatory" ? -1 : 1));

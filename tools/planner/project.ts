@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { Policies } from "@pulumi/policy";
+import type { Rule } from "../../policies/rules/rule";
 import { INVOKES, computedOutputs, fakeId, type Invoke } from "./fakes";
 
 /** What the planner fakes for a project's program: invoke answers and provider-computed outputs. */
@@ -32,7 +32,7 @@ export interface Project {
   copyEntries: readonly string[];
   fakes: Fakes;
   /** The policy pack's rules (loaded on first use: see check.ts). */
-  rules(): Policies;
+  rules(): readonly Rule[];
 }
 
 /** The project at `root`, laid out as this repository is (the repository itself, a base-revision worktree, a temp copy). */

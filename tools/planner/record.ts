@@ -77,10 +77,10 @@ export function maskSecrets(v: any, onSecret?: (path: (string | number)[], value
 
 /**
  * Remove the program's own modules from the require cache so each stack runs it afresh. The
- * planner (tools/) and the policy pack (policies/) stay: they are not the program, and the
- * pack's modules must stay one instance (the evaluator reads a rule's finding through
- * policies/rules/util). Modules the pack shares with the program keep the instance they
- * first bound to; they are pure (no config read at load time).
+ * planner (tools/) and the policy pack (policies/) stay: they are not the program, and
+ * reloading them per stack would only cost time (the rules are pure: their findings are
+ * return values, their only module state is memo caches). Modules the pack shares with the
+ * program keep the instance they first bound to; they are pure (no config read at load time).
  */
 function forgetProgram(project: Project): void {
   const root = project.root;

@@ -1,0 +1,59 @@
+// Every stack has its own policy levels file, and a missing one is an error in `plan` and
+// `policy` (exit 2, naming the file and the one to copy), never "everything advisory".
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { rules } from "../policies/rules";
+import { listStacks } from "../tools/planner";
+import { checkPolicyConfig, listLevelsFiles, readPolicyConfig } from "../tools/planner/policy";
+import { ROOT, runTool, tempProject } from "./helpers";
+import { fixtureYaml } from "./support/stacks";
+
+const POLICIES = path.join(ROOT, "policies");
+
+describe("policy levels files (policies/config/<stack>.json)", function () {
+  this.timeout(120_000);
+
+  it("every stack found has one, and every levels file names only rules, levels and settings of the pack", () => {
+    const stacks = listStacks(ROOT);
+    assert.ok(stacks.length > 0);
+    for (const stack of stacks) checkPolicyConfig(rules, readPolicyConfig(POLICIES, stack), `policies/config/${stack}.json`);
+    for (const file of listLevelsFiles(POLICIES)) checkPolicyConfig(rules, readPolicyConfig(POLICIES, file), `policies/config/${file}.json`);
+  });
+
+  it("a missing file is a usage error naming the file and the closest one to copy", () => {
+    assert.throws(() => readPolicyConfig(POLICIES, "prdo"), (e: Error) => {
+      assert.equal(e.name, "UsageError");
+      assert.match(e.message, /no policy levels file .*policies\/config\/prdo\.json for stack prdo/);
+      assert.match(e.message, /cp policies\/config\/prod\.json policies\/config\/prdo\.json/);
+      assert.match(e.message, /did you mean --stack prod\?/);
+      return true;
+    });
+    // With the stack file's environment known, the environment's reference levels are the ones to copy.
+    assert.throws(() => readPolicyConfig(POLICIES, "perf", "prod"), /cp policies\/config\/prod\.json policies\/config\/perf\.json/);
+  });
+
+  it("npm run policy exits 2 for a stack without a levels file (a typo'd --stack), evaluating nothing", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "policy-")), "resources.json");
+    fs.writeFileSync(file, "[]");
+    const r = runTool(ROOT, "policy", ["--resources", file, "--stack", "prdo"]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^error: no policy levels file .*policies\/config\/prdo\.json/);
+    assert.match(r.stderr, /did you mean --stack prod\?/);
+    assert.equal(r.stdout, "");
+  });
+
+  it("npm run plan exits 2 for a new stack copied from prod without its levels file, and plans it once the file is copied", () => {
+    // A prod-shaped stack with its levels file beside a copy of it without one.
+    const dir = tempProject({ prod: fixtureYaml("prod"), perf: fixtureYaml("prod") });
+    const missing = runTool(dir, "plan", ["--stack", "perf"]);
+    assert.equal(missing.status, 2, missing.stderr);
+    assert.match(missing.stderr, /^error: stack perf: no policy levels file .*policies\/config\/perf\.json/);
+    assert.match(missing.stderr, /cp policies\/config\/prod\.json policies\/config\/perf\.json/);
+    fs.copyFileSync(path.join(dir, "policies", "config", "prod.json"), path.join(dir, "policies", "config", "perf.json"));
+    const planned = runTool(dir, "plan", ["--stack", "perf"]);
+    assert.equal(planned.status, 0, planned.stderr);
+    assert.match(planned.stdout, /no violations/);
+  });
+});
