@@ -5,14 +5,14 @@ import * as path from "node:path";
 import { checkPolicyConfig, evaluatePolicies, readPolicyConfig } from "./policy";
 import type { RecordedResource } from "./record";
 import { readStackFile } from "./stackfile";
+import { REPOSITORY, type Project } from "./project";
 
-export const POLICIES_DIR = path.resolve(__dirname, "..", "..", "policies");
-
-export async function checkResources(resources: RecordedResource[], stack: string, policiesDir = POLICIES_DIR) {
-  // Loaded on first use, after the program has run: the rules share pure modules with the
-  // components (contracts, upstream tables), which are then compiled once, not twice.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { rules } = require("../../policies/rules") as typeof import("../../policies/rules");
+/**
+ * The pack's rules over `resources` at the levels of `<project's policies>/config/<stack>.json`
+ * (a missing file is a UsageError naming the file to copy).
+ */
+export async function checkResources(resources: RecordedResource[], stack: string, policiesDir = REPOSITORY.policiesDir, project: Project = REPOSITORY) {
+  const rules = project.rules();
   const cfg = readPolicyConfig(policiesDir, stack, stackEnvironment(path.dirname(policiesDir), stack));
   checkPolicyConfig(rules, cfg, `policies/config/${stack}.json`);
   return evaluatePolicies(rules, resources, cfg);

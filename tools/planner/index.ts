@@ -14,7 +14,7 @@ import { stackReport, type StackReport } from "./report";
 import { readProjectName, readStackFile, type StackConfig } from "./stackfile";
 
 export { listStacks, readProjectName, readStackFile, stackConfigOf, UsageError, type StackConfig, type StackFile } from "./stackfile";
-export { checkResources, POLICIES_DIR } from "./check";
+export { checkResources } from "./check";
 export { copyProject, projectAt, REPOSITORY, ROOT, type Project } from "./project";
 export type { RecordedResource } from "./record";
 export type { Manifest } from "./manifests";
@@ -65,7 +65,7 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
   const run = await recordStack(project, readProjectName(project.root), stack);
   const violations = opts.levels
     ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`)
-    : await checkResources(run.resources, stack.stack, project.policiesDir);
+    : await checkResources(run.resources, stack.stack, project.policiesDir, project);
   const manifests = kubernetesManifests(run.resources).map((m) => m.manifest);
   let outDir: string | undefined;
   if (opts.outRoot) {

@@ -44,9 +44,10 @@ export function projectAt(root: string): Project {
     notProgram: ["node_modules", "tools", "policies"],
     copyEntries: ["Pulumi.yaml", "index.ts", "lib", "config", "components", "policies", "tools", "package.json", "tsconfig.json"],
     fakes: { invokes: INVOKES, computedOutputs, fakeId },
-    // The planner's own copy of the pack, whatever `root` is: the rules' findings are read
-    // through one instance of policies/rules/util (policy.ts), and a base revision is
-    // checked by the current rules, as it is recorded by the current planner (base.ts).
+    // The planner's own copy of the pack, whatever `root` is: a base revision is checked by
+    // the current rules, as it is recorded by the current planner (base.ts). Loaded on first
+    // use, after the program has run: the rules share pure modules with the components
+    // (contracts, upstream tables), which are then compiled once, not twice.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     rules: () => (require("../../policies/rules") as typeof import("../../policies/rules")).rules,
   };
