@@ -186,7 +186,7 @@ export async function evaluatePolicies(policies: Policies, resources: RecordedRe
         }
       }
     } catch (e) {
-      if (!(e instanceof NotApplicable)) throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? e}`);
+      if (!(e instanceof NotApplicable)) throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? String(e)}`, { cause: e });
     }
   }
   return violations.sort((a, b) => (a.level === b.level ? 0 : a.level === "mandatory" ? -1 : 1));

@@ -15,7 +15,7 @@ import type { StackFile } from "./stackfile";
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { LocalStore } = require("@pulumi/pulumi/runtime/state") as { LocalStore: new () => object };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs: () => Promise<void> };
 
 export interface RecordedResource {
   urn: string;
@@ -183,7 +183,7 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
     forgetProgram(root);
     // A program error (e.g. SettingsError) is kept and rethrown once the runtime is idle, so it
     // surfaces once, here, instead of also as an unhandled rejection inside the SDK.
-    let programError: unknown;
+    let programError: { error: unknown } | undefined;
     // The SDK records a stack trace on every promise it creates (debuggablePromise, for its
     // leak report); formatting those was a quarter of the plan's own time. Resource source
     // positions are unaffected (the SDK lifts the limit for them). PLAN_STACK_TRACES=1 keeps
@@ -192,19 +192,20 @@ function recordInStore(root: string, project: string, stackFile: StackFile): Pro
     if (!process.env.PLAN_STACK_TRACES) Error.stackTraceLimit = 0;
     let outputs: Record<string, any> | undefined;
     try {
-      outputs = await runInPulumiStack(async () => {
+      outputs = await runInPulumiStack(() => {
         try {
-          return require(path.join(root, "index.ts"));
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- the program is loaded by path, as Pulumi's language host does
+          return Promise.resolve(require(path.join(root, "index.ts")));
         } catch (e) {
-          programError = e;
-          return {};
+          programError = { error: e };
+          return Promise.resolve({});
         }
       });
       await waitForRPCs();
     } finally {
       Error.stackTraceLimit = stackTraceLimit;
     }
-    if (programError !== undefined) throw programError;
+    if (programError) throw programError.error;
     const resources = registered.sort((a, b) => a.seq - b.seq).map((r) => r.resource);
     return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}), secretFingerprints };
   })();
