@@ -2,7 +2,7 @@
 // per-stack enforcement levels `pulumi preview --policy-pack-config` would apply.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { EnforcementLevel, Policies, PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type { EnforcementLevel, Policies, PolicyResource, ResourceValidationArgs } from "@pulumi/policy";
 import { currentFinding } from "../../policies/rules/util";
 import type { RecordedResource } from "./record";
 import { UsageError } from "./stackfile";
@@ -165,10 +165,10 @@ export async function evaluatePolicies(policies: Policies, resources: RecordedRe
     const getConfig = <T extends object>() => settings as T;
     try {
       if ("validateStack" in policy) {
-        await (policy as StackValidationPolicy).validateStack({ resources: views, stackTags, getConfig, notApplicable }, report(""));
+        await policy.validateStack({ resources: views, stackTags, getConfig, notApplicable }, report(""));
         continue;
       }
-      const checks = (policy as ResourceValidationPolicy).validateResource;
+      const checks = policy.validateResource;
       const fns = checks === undefined ? [] : Array.isArray(checks) ? checks : [checks];
       if (fns.length === 0) continue;
       for (const args of resourceArgs) {
@@ -179,7 +179,7 @@ export async function evaluatePolicies(policies: Policies, resources: RecordedRe
             // Await only what is a promise: most rules are synchronous, and an await per
             // rule per resource is measurable on large plans.
             const pending = fn(args, reportHere);
-            if (pending && typeof (pending as Promise<void>).then === "function") await pending;
+            if (pending && typeof pending.then === "function") await pending;
           } catch (e) {
             if (!(e instanceof NotApplicable)) throw e;
           }
