@@ -25,8 +25,9 @@ export default defineConfig(
       // resource instead of the value: pulumi.interpolate or .apply.
       "@pulumi/no-output-in-template-literal": "error",
       "@pulumi/no-output-instance-in-template-literal": "error",
-      // The tsc convention (noUnusedParameters): a leading underscore marks an unused name on purpose.
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      // The tsc convention (noUnusedParameters): a leading underscore marks an unused name on purpose;
+      // `const { a, ...rest } = x` is how a key is left out of a copy.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true }],
     },
   },
   {
