@@ -41,7 +41,7 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
     if (key.startsWith(PROJECT + ":")) problems.push({ key, rule: "must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext" });
   }
   // No prototype: a key `triton-platform:__proto__` stays a key (and is reported as unknown).
-  const input: Record<string, unknown> = Object.create(null);
+  const input = Object.create(null) as Record<string, unknown>;
   for (const [fullKey, value] of Object.entries(raw)) {
     if (!fullKey.startsWith(PROJECT + ":")) continue;
     input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
@@ -66,7 +66,7 @@ export function loadStackConfig(): StackConfig {
   const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
   // isConfigSecret is internal to the SDK, so read it through require.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { isConfigSecret } = require("@pulumi/pulumi/runtime/config") as { isConfigSecret(k: string): boolean };
+  const { isConfigSecret } = require("@pulumi/pulumi/runtime/config") as { isConfigSecret: (k: string) => boolean };
   const raw = pulumi.runtime.allConfig();
   return loadConfig(raw, pulumi.getStack(), Object.keys(raw).filter((k) => isConfigSecret(k)));
 }

@@ -26,7 +26,7 @@ function ipv6ToBigInt(a: string): bigint {
   const [head, tail] = s.includes("::") ? s.split("::") : [s, undefined];
   const h = head ? head.split(":") : [];
   const t = tail === undefined ? [] : tail ? tail.split(":") : [];
-  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill("0"), ...t];
+  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
   return groups.reduce((acc, g) => (acc << 16n) + BigInt(parseInt(g, 16)), 0n);
 }
 

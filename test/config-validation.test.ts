@@ -9,7 +9,7 @@ function problems(raw: Record<string, string>, secretKeys: string[] = []): strin
   try {
     loadConfig(raw, "test", secretKeys);
   } catch (e) {
-    assert.ok(e instanceof ConfigError, `expected ConfigError, got ${e}`);
+    assert.ok(e instanceof ConfigError, `expected ConfigError, got ${String(e)}`);
     return e.problems;
   }
   assert.fail("expected the configuration to be rejected");

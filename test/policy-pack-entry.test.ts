@@ -6,13 +6,11 @@ import { strict as assert } from "node:assert";
 import { spawn, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
+import * as analyzerGrpc from "@pulumi/pulumi/proto/analyzer_grpc_pb";
+import type { AnalyzerInfo } from "@pulumi/pulumi/proto/analyzer_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { rules } from "../policies/rules";
 import { ROOT } from "./helpers";
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const analyzerGrpc = require("@pulumi/pulumi/proto/analyzer_grpc_pb");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
 
 function startPack(): Promise<{ child: ChildProcess; port: number }> {
   const runner = require.resolve("@pulumi/pulumi/cmd/run-policy-pack", { paths: [ROOT] });
@@ -41,10 +39,10 @@ describe("policy pack entry file", function () {
     child = started.child;
     assert.ok(started.port > 0 && started.port < 65536);
     const client = new analyzerGrpc.AnalyzerClient(`127.0.0.1:${started.port}`, grpc.credentials.createInsecure());
-    const info: any = await new Promise((resolve, reject) => client.getAnalyzerInfo(new Empty(), (e: Error | null, r: unknown) => (e ? reject(e) : resolve(r))));
+    const info = await new Promise<AnalyzerInfo>((resolve, reject) => client.getAnalyzerInfo(new Empty(), (e, r) => (e ? reject(e) : resolve(r))));
     client.close();
     assert.equal(info.getName(), "triton-platform");
-    const served = info.getPoliciesList().map((p: any) => p.getName()).sort();
+    const served = info.getPoliciesList().map((p) => p.getName()).sort();
     assert.deepEqual(served, rules.map((r) => r.name).sort());
   });
 });

@@ -174,7 +174,7 @@ describe("tritonserver flag builder", () => {
       .record({
         modelRepository: fc.oneof(fc.stringMatching(/^[a-z0-9][a-z0-9-]{2,20}$/).map((b) => `s3://${b}/triton`), fc.constant("/mnt/models")),
         explicit: fc.boolean(),
-        otherMode: fc.constantFrom("none", "poll") as fc.Arbitrary<"none" | "poll">,
+        otherMode: fc.constantFrom<"none" | "poll">("none", "poll"),
         models: fc.uniqueArray(modelName, { minLength: 1, maxLength: 5 }),
         exitTimeoutSecs: fc.integer({ min: 0, max: 3600 }),
         gpuCount: fc.integer({ min: 1, max: 8 }),

@@ -40,7 +40,7 @@ export class TritonServer extends pulumi.ComponentResource {
     const r = resolveTritonServer(args);
     super("triton-platform:triton:TritonServer", name, {}, opts);
     this.resolved = r;
-    const repo: pulumi.Output<PlainBinding> = pulumi.output(args.modelRepository) as pulumi.Output<PlainBinding>;
+    const repo: pulumi.Output<PlainBinding> = pulumi.output(args.modelRepository);
     // Children do not inherit the component's dependsOn (e.g. on the namespace): pass it on.
     const child = { parent: this, dependsOn: opts?.dependsOn };
     const tracks: Partial<Record<Track, TritonTrackResources>> = {};

@@ -49,7 +49,7 @@ export function runCli(main: () => Promise<number>): void {
         process.stderr.write(`error: ${e.message}\n`);
         process.exitCode = EXIT_USAGE;
       } else {
-        process.stderr.write(`internal error: ${(e as Error)?.stack ?? e}\n`);
+        process.stderr.write(`internal error: ${(e as Error)?.stack ?? String(e)}\n`);
         process.exitCode = 3;
       }
     },

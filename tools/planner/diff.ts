@@ -101,10 +101,14 @@ export function lineDiff(oldText: string, newText: string, context = 2): string[
     let i = 0;
     let j = 0;
     while (i < n || j < m) {
-      if (i < n && j < m && a[i] === b[j]) ops.push({ t: " ", line: a[i++] }), j++;
-      // Removals before additions, as `diff -u` prints them.
-      else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) ops.push({ t: "-", line: a[i++] });
-      else ops.push({ t: "+", line: b[j++] });
+      if (i < n && j < m && a[i] === b[j]) {
+        ops.push({ t: " ", line: a[i++] });
+        j++;
+      } else if (i < n && (j === m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+        ops.push({ t: "-", line: a[i++] }); // removals before additions (>=), as `diff -u` prints them
+      } else {
+        ops.push({ t: "+", line: b[j++] });
+      }
     }
   }
   const keep = ops.map((o, k) => o.t !== " " || ops.slice(Math.max(0, k - context), k + context + 1).some((x) => x.t !== " "));
@@ -185,7 +189,8 @@ export function diffProps(
     }
     if (typeof a === "object" || typeof b === "object" || JSON.stringify(a) !== JSON.stringify(b)) {
       const c: PropertyChange = { path: formatPath(at), kind: "change", old: a, new: b };
-      if (isLong(a) || isLong(b)) c.lines = lineDiff(String(a), String(b));
+      // A non-string side (a string that became an object) shows as its JSON, not "[object Object]".
+      if (isLong(a) || isLong(b)) c.lines = lineDiff(typeof a === "string" ? a : JSON.stringify(a), typeof b === "string" ? b : JSON.stringify(b));
       out.push(c);
     }
   };

@@ -197,7 +197,7 @@ export async function evaluatePolicies(policies: readonly Rule[], resources: Rec
         for (const r of views) for (const f of policy.check(r, settings)) record(f, r.urn);
       }
     } catch (e) {
-      throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? e}`);
+      throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? String(e)}`, { cause: e });
     }
   }
   return violations.sort((a, b) => (a.level === b.level ? 0 : a.level === "mandatory" ? -1 : 1));

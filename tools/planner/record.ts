@@ -178,7 +178,7 @@ function recordInStore(project: Project, projectName: string, stackFile: StackCo
     forgetProgram(project);
     // A program error (e.g. SettingsError) is kept and rethrown once the runtime is idle, so it
     // surfaces once, here, instead of also as an unhandled rejection inside the SDK.
-    let programError: unknown;
+    let programError: { error: unknown } | undefined;
     // The SDK records a stack trace on every promise it creates (debuggablePromise, for its
     // leak report); formatting those was a quarter of the plan's own time. Resource source
     // positions are unaffected (the SDK lifts the limit for them). PLAN_STACK_TRACES=1 keeps
@@ -187,19 +187,20 @@ function recordInStore(project: Project, projectName: string, stackFile: StackCo
     if (!process.env.PLAN_STACK_TRACES) Error.stackTraceLimit = 0;
     let outputs: Record<string, any> | undefined;
     try {
-      outputs = await runInPulumiStack(async () => {
+      outputs = await runInPulumiStack(() => {
         try {
-          return require(path.join(project.root, project.program));
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- the program is loaded by path, as Pulumi's language host does
+          return Promise.resolve(require(path.join(project.root, project.program)));
         } catch (e) {
-          programError = e;
-          return {};
+          programError = { error: e };
+          return Promise.resolve({});
         }
       });
       await waitForRPCs();
     } finally {
       Error.stackTraceLimit = stackTraceLimit;
     }
-    if (programError !== undefined) throw programError;
+    if (programError) throw programError.error;
     const resources = registered.sort((a, b) => a.seq - b.seq).map((r) => r.resource);
     return { stack: stackFile.stack, resources, outputs: maskSecrets(outputs ?? {}), secretFingerprints };
   })();
