@@ -104,7 +104,10 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
     doc: "must list at least one CIDR in prod",
     check: (cfg, ctx) => {
       if (cfg.environment === "prod" && cfg.gateway.clientCidrs.length === 0) {
-        ctx.addIssue({ path: ["gateway", "clientCidrs"], message: "must list at least one client CIDR in prod (the gateway load balancer has no world-open default)" });
+        ctx.addIssue({
+          path: ["gateway", "clientCidrs"],
+          message: "must list at least one client CIDR in prod (the gateway load balancer has no world-open default)",
+        });
       }
     },
   },

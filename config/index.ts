@@ -38,7 +38,8 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
   // No setting of this program keeps its value secret (passwords are generated, never
   // configured), so a `secure:` value would be written in plaintext into tags or manifests.
   for (const key of secretKeys) {
-    if (key.startsWith(PROJECT + ":")) problems.push({ key, rule: "must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext" });
+    if (key.startsWith(PROJECT + ":"))
+      problems.push({ key, rule: "must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext" });
   }
   // No prototype: a key `triton-platform:__proto__` stays a key (and is reported as unknown).
   const input = Object.create(null) as Record<string, unknown>;
@@ -56,7 +57,7 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
     for (const p of parsed.problems) if (!seen.has(problemLine(p))) problems.push(p);
   }
   if (problems.length > 0 || !parsed.success) throw new SettingsError("invalid stack configuration", problems);
-  return { ...parsed.output, stack, region: region as string };
+  return { ...parsed.output, stack, region: region };
 }
 
 /** Read the running program's configuration (under `pulumi up` or the offline planner). */
@@ -68,5 +69,9 @@ export function loadStackConfig(): StackConfig {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { isConfigSecret } = require("@pulumi/pulumi/runtime/config") as { isConfigSecret: (k: string) => boolean };
   const raw = pulumi.runtime.allConfig();
-  return loadConfig(raw, pulumi.getStack(), Object.keys(raw).filter((k) => isConfigSecret(k)));
+  return loadConfig(
+    raw,
+    pulumi.getStack(),
+    Object.keys(raw).filter((k) => isConfigSecret(k)),
+  );
 }

@@ -23,7 +23,7 @@ type Item = { type: string; kind?: string } & Record<string, unknown>;
 /** The schema and every action of its pipes, innermost schema first. */
 function chainOf(s: AnySchema): Item[] {
   const pipe = s.pipe as Item[] | undefined;
-  if (!pipe) return [s as unknown as Item];
+  if (!pipe) return [s];
   const [head, ...rest] = pipe;
   return [...chainOf(head as unknown as AnySchema), ...rest.flatMap((x) => (x.kind === "schema" && x.pipe ? chainOf(x as unknown as AnySchema) : [x]))];
 }

@@ -21,7 +21,12 @@ export function integer(opts: { min?: number; max?: number } = {}) {
           ? `must be an integer <= ${opts.max}`
           : "must be an integer";
   // safeInteger: beyond 2^53 a config value is no longer the number written.
-  return v.pipe(v.number(rule), v.safeInteger(rule), v.minValue(opts.min ?? Number.MIN_SAFE_INTEGER, rule), v.maxValue(opts.max ?? Number.MAX_SAFE_INTEGER, rule));
+  return v.pipe(
+    v.number(rule),
+    v.safeInteger(rule),
+    v.minValue(opts.min ?? Number.MIN_SAFE_INTEGER, rule),
+    v.maxValue(opts.max ?? Number.MAX_SAFE_INTEGER, rule),
+  );
 }
 
 export function number(opts: { min?: number; max?: number } = {}) {
@@ -59,7 +64,10 @@ export function list<T extends Schema>(item: T, opts: { min?: number; what?: str
 
 /** A list whose items must be unique (compared as given). */
 export function uniqueList<T extends Schema>(item: T, opts: { min?: number; what?: string }, rule: string) {
-  return v.pipe(list(item, opts), v.check((xs) => new Set(xs).size === xs.length, rule));
+  return v.pipe(
+    list(item, opts),
+    v.check((xs) => new Set(xs).size === xs.length, rule),
+  );
 }
 
 /** The message a schema gives for a missing value (its own rule), e.g. for a required key. */
@@ -79,7 +87,7 @@ export function section<const T extends v.ObjectEntries>(entries: T) {
   // key (the issue's last path item) reaches it.
   const missingKey = (issue: v.BaseIssue<unknown>): string => {
     const at = issue.path?.[issue.path.length - 1];
-    return ruleOf(at ? (entries[at.key as string] as Schema) : undefined);
+    return ruleOf(at ? entries[at.key as string] : undefined);
   };
   // objectWithRest(never) rather than strictObject: the latter stops at the first unknown key.
   // The output type is the strict object's: the rest schema admits no value at all.
@@ -101,7 +109,10 @@ const RESERVED_KEYS = ["__proto__", "prototype", "constructor"];
 
 /** An issue path from plain keys (config/index.ts reads only the keys). */
 function pathOf(keys: (string | number)[]): [v.IssuePathItem, ...v.IssuePathItem[]] {
-  return keys.map((key) => ({ type: "unknown", origin: "value", input: undefined, key, value: undefined })) as unknown as [v.IssuePathItem, ...v.IssuePathItem[]];
+  return keys.map((key) => ({ type: "unknown", origin: "value", input: undefined, key, value: undefined })) as unknown as [
+    v.IssuePathItem,
+    ...v.IssuePathItem[],
+  ];
 }
 
 const SECTION_RULE = "must be an object (a YAML mapping)";
@@ -137,10 +148,7 @@ export function refined<S extends Schema>(schema: S, ...checks: ((value: v.Infer
 }
 
 /** Kubernetes resource names (RFC 1123 labels). */
-export const dnsLabel = pattern(
-  /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
-  "must be a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters)",
-);
+export const dnsLabel = pattern(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a DNS-1123 label (lower-case letters, digits and '-', at most 63 characters)");
 
 /** Kubernetes quantities such as 16Gi, 500m, 2. */
 export const quantity = pattern(QUANTITY, "must be a Kubernetes quantity such as 16Gi, 500m or 4");
@@ -155,8 +163,8 @@ export const pinnedVersion = pattern(EXACT_VERSION, "must be an exact version su
  * config descriptions of Pulumi.yaml, so the text is written once, beside the rule.
  */
 export function doc<S extends Schema>(schema: S, description: string, opts: { default?: string } = {}): S {
-  const actions: v.PipeAction<unknown, unknown, v.BaseIssue<unknown>>[] = [v.description(description) as never];
-  if (opts.default !== undefined) actions.push(v.metadata({ defaultText: opts.default }) as never);
+  const actions: v.PipeAction<unknown, unknown, v.BaseIssue<unknown>>[] = [v.description(description)];
+  if (opts.default !== undefined) actions.push(v.metadata({ defaultText: opts.default }));
   return v.pipe(schema, ...(actions as [never])) as unknown as S;
 }
 
@@ -190,7 +198,7 @@ export function checkSettings<S extends Schema>(
   root = "",
 ): { success: true; output: v.InferOutput<S> } | { success: false; problems: SettingProblem[] } {
   const parsed = v.safeParse(schema, input);
-  if (parsed.success) return { success: true, output: parsed.output as v.InferOutput<S> };
+  if (parsed.success) return { success: true, output: parsed.output };
   // A value can break two checks of one rule (Infinity: finite and the bound); say it once.
   const seen = new Set<string>();
   const problems: SettingProblem[] = [];
@@ -217,4 +225,8 @@ export function parseSettings<S extends Schema>(schema: S, input: unknown, subje
 }
 
 /** A schema's input type as a component's public Args take it: readonly all the way down. */
-export type DeepReadonly<T> = T extends readonly (infer I)[] ? readonly DeepReadonly<I>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+export type DeepReadonly<T> = T extends readonly (infer I)[]
+  ? readonly DeepReadonly<I>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;

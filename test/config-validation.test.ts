@@ -65,10 +65,13 @@ describe("stack configuration", () => {
         g.maxUnavailabel = 1;
       }),
     );
-    assert.deepEqual(p.filter((m) => m.includes("is not a known key")), [
-      "triton-platform:gpu.rootVolumGiB is not a known key (a typo would silently fall back to a default)",
-      "triton-platform:gpu.maxUnavailabel is not a known key (a typo would silently fall back to a default)",
-    ]);
+    assert.deepEqual(
+      p.filter((m) => m.includes("is not a known key")),
+      [
+        "triton-platform:gpu.rootVolumGiB is not a known key (a typo would silently fall back to a default)",
+        "triton-platform:gpu.maxUnavailabel is not a known key (a typo would silently fall back to a default)",
+      ],
+    );
   });
 
   it("reports keys named like prototype members as unknown too", () => {
@@ -99,7 +102,9 @@ describe("stack configuration", () => {
       'triton-platform:tags must be a mapping of tag keys to values, got ["team"]',
       "triton-platform:monitoring must be an object (a YAML mapping), got []",
     ]);
-    assert.deepEqual(problems(withObject("monitoring", (m) => (m.thresholds = []))), ["triton-platform:monitoring.thresholds must be an object (a YAML mapping), got []"]);
+    assert.deepEqual(problems(withObject("monitoring", (m) => (m.thresholds = []))), [
+      "triton-platform:monitoring.thresholds must be an object (a YAML mapping), got []",
+    ]);
   });
 
   it("reports several errors together", () => {
@@ -120,8 +125,14 @@ describe("stack configuration", () => {
     delete raw["triton-platform:environment"];
     delete raw["triton-platform:cluster"];
     const p = problems(raw);
-    assert.ok(p.some((m) => /^triton-platform:environment must be one of .*, got nothing$/.test(m)), p.join("\n"));
-    assert.ok(p.some((m) => /^triton-platform:cluster must be an object .*, got nothing$/.test(m)), p.join("\n"));
+    assert.ok(
+      p.some((m) => /^triton-platform:environment must be one of .*, got nothing$/.test(m)),
+      p.join("\n"),
+    );
+    assert.ok(
+      p.some((m) => /^triton-platform:cluster must be an object .*, got nothing$/.test(m)),
+      p.join("\n"),
+    );
   });
 
   it("refuses secrets for keys that would be written in plaintext", () => {
@@ -133,7 +144,10 @@ describe("stack configuration", () => {
     const raw = withObject("cluster", (c) => (c.zones = ["us-east-1a", "us-east-1a"]));
     raw["triton-platform:tags"] = JSON.stringify({ "aws:owner": "me" });
     const p = problems(raw);
-    assert.ok(p.some((m) => m.startsWith("triton-platform:cluster.zones must not repeat a zone")), p.join("\n"));
+    assert.ok(
+      p.some((m) => m.startsWith("triton-platform:cluster.zones must not repeat a zone")),
+      p.join("\n"),
+    );
     assert.ok(p.includes(`triton-platform:tags.aws:owner must be an AWS tag key (1-128 characters, not starting with 'aws:'), got "aws:owner"`), p.join("\n"));
   });
 

@@ -52,7 +52,8 @@ describe("Envoy config field names", () => {
       [
         "runtime_fracton in a mirror policy",
         (c) => {
-          const m = c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0];
+          const m =
+            c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0];
           m.runtime_fracton = m.runtime_fraction;
           delete m.runtime_fraction;
         },
@@ -93,7 +94,8 @@ describe("Envoy config field names", () => {
       [
         "an unknown @type",
         (c) => {
-          c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.http_filters[0].typed_config["@type"] = "type.googleapis.com/envoy.config.filter.http.router.v2.Router";
+          c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.http_filters[0].typed_config["@type"] =
+            "type.googleapis.com/envoy.config.filter.http.router.v2.Router";
         },
         /unknown type URL/,
       ],
@@ -110,7 +112,10 @@ describe("Envoy config field names", () => {
         const config = readBack();
         mutate(config);
         const problems = checkMessage(config, "Bootstrap");
-        assert.ok(problems.some((p) => expected.test(p)), `expected ${expected} among: ${problems.join("; ") || "(no problems)"}`);
+        assert.ok(
+          problems.some((p) => expected.test(p)),
+          `expected ${expected} among: ${problems.join("; ") || "(no problems)"}`,
+        );
       });
     }
   });

@@ -302,7 +302,8 @@ function checkField(v: unknown, ft: FieldType, path: string): string[] {
     return Object.entries(v).flatMap(([k, x]) => checkField(x, inner, `${path}.${k}`));
   }
   if (ft === "scalar") return isObject(v) || Array.isArray(v) ? [`${path}: expected a scalar`] : [];
-  if (ft === "Duration") return typeof v === "string" && /^\d+(\.\d+)?s$/.test(v) ? [] : [`${path}: expected a Duration such as "5s", got ${JSON.stringify(v)}`];
+  if (ft === "Duration")
+    return typeof v === "string" && /^\d+(\.\d+)?s$/.test(v) ? [] : [`${path}: expected a Duration such as "5s", got ${JSON.stringify(v)}`];
   if (ft === "Struct") return isObject(v) ? [] : [`${path}: expected an object`];
   if (ft.startsWith("enum:")) {
     const values = ENUMS[ft.slice(5)];

@@ -30,7 +30,9 @@ const networkPolicy = (name: string, namespace: string, spec: Record<string, any
   res(NP, name, { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name, namespace }, spec });
 
 function envoyConfigMap(mirrorPercent: number, mutate?: (c: Record<string, any>) => void) {
-  const cm = gatewayConfigMap(resolveEnvoyGatewayArgs({ namespace: "triton", labels: {}, servingGroups: [{ name: "vision", canary: true }], mirrorPercent })) as any;
+  const cm = gatewayConfigMap(
+    resolveEnvoyGatewayArgs({ namespace: "triton", labels: {}, servingGroups: [{ name: "vision", canary: true }], mirrorPercent }),
+  ) as any;
   if (mutate) {
     const c = JSON.parse(cm.data[ENVOY_CONFIG_FILE]) as Record<string, any>;
     mutate(c);
@@ -53,8 +55,13 @@ describe("firewall and gateway policies", () => {
       assert.deepEqual(await violations(P, ok), []);
     });
     it("fires on 0.0.0.0/0 to 8001", async () => {
-      const [m] = await violations(P, [res(SG_RULE, "open", { securityGroupId: "sg-1", ipProtocol: "tcp", fromPort: 8001, toPort: 8001, cidrIpv4: "0.0.0.0/0" })]);
-      assert.match(m, /SecurityGroupIngressRule open: cidrIpv4 is "0\.0\.0\.0\/0": ingress from it \(protocol tcp, ports 8001-8001\) covers Triton ports 8000-8002/);
+      const [m] = await violations(P, [
+        res(SG_RULE, "open", { securityGroupId: "sg-1", ipProtocol: "tcp", fromPort: 8001, toPort: 8001, cidrIpv4: "0.0.0.0/0" }),
+      ]);
+      assert.match(
+        m,
+        /SecurityGroupIngressRule open: cidrIpv4 is "0\.0\.0\.0\/0": ingress from it \(protocol tcp, ports 8001-8001\) covers Triton ports 8000-8002/,
+      );
     });
     it("fires on ::/0 with all protocols", async () => {
       assert.equal((await violations(P, [res(SG_RULE, "v6", { securityGroupId: "sg-1", ipProtocol: "-1", cidrIpv6: "::/0" })])).length, 1);
@@ -62,7 +69,14 @@ describe("firewall and gateway policies", () => {
     it("fires on an inline security-group ingress and on a legacy SecurityGroupRule", async () => {
       const vs = await violations(P, [
         res("aws:ec2/securityGroup:SecurityGroup", "inline", { ingress: [{ protocol: "tcp", fromPort: 0, toPort: 65535, cidrBlocks: ["0.0.0.0/0"] }] }),
-        res("aws:ec2/securityGroupRule:SecurityGroupRule", "legacy", { type: "ingress", protocol: "tcp", fromPort: 8002, toPort: 8002, cidrBlocks: [], ipv6CidrBlocks: ["::/0"] }),
+        res("aws:ec2/securityGroupRule:SecurityGroupRule", "legacy", {
+          type: "ingress",
+          protocol: "tcp",
+          fromPort: 8002,
+          toPort: 8002,
+          cidrBlocks: [],
+          ipv6CidrBlocks: ["::/0"],
+        }),
       ]);
       assert.equal(vs.length, 2);
       assert.match(vs.join("\n"), /SecurityGroup inline: ingress\[0\]\.cidrBlocks\[0\] is "0\.0\.0\.0\/0"/);
@@ -86,7 +100,12 @@ describe("firewall and gateway policies", () => {
         ...(await prod()),
         networkPolicy("scrape", "triton", {
           podSelector: { matchLabels: { ...TRITON_ALL_PODS } },
-          ingress: [{ from: [{ ipBlock: { cidr: "10.0.0.0/8" } }, { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }], ports: [{ port: "metrics" }] }],
+          ingress: [
+            {
+              from: [{ ipBlock: { cidr: "10.0.0.0/8" } }, { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } }],
+              ports: [{ port: "metrics" }],
+            },
+          ],
         }),
       ]);
       assert.equal(vs.length, 1);
@@ -106,10 +125,16 @@ describe("firewall and gateway policies", () => {
         networkPolicy("egress-only", "serving", { podSelector: {}, policyTypes: ["Egress"], egress: [{}] }),
       ]);
       assert.equal(vs.length, 1);
-      assert.match(vs[0], /StatefulSet serving\/vision: pods labelled .*"app.kubernetes.io\/name":"triton".* are selected by no Ingress NetworkPolicy in namespace serving/);
+      assert.match(
+        vs[0],
+        /StatefulSet serving\/vision: pods labelled .*"app.kubernetes.io\/name":"triton".* are selected by no Ingress NetworkPolicy in namespace serving/,
+      );
     });
     it("fires when the only policy selects other pods", async () => {
-      const vs = await violations(P, [tritonStatefulSet("serving"), networkPolicy("gw", "serving", { podSelector: { matchLabels: { "app.kubernetes.io/name": "triton-gateway" } }, ingress: [] })]);
+      const vs = await violations(P, [
+        tritonStatefulSet("serving"),
+        networkPolicy("gw", "serving", { podSelector: { matchLabels: { "app.kubernetes.io/name": "triton-gateway" } }, ingress: [] }),
+      ]);
       assert.equal(vs.length, 1);
     });
   });
@@ -133,7 +158,8 @@ describe("firewall and gateway policies", () => {
     });
     it("fires on a mirror policy without runtime_fraction (mirrors everything)", async () => {
       const cm = envoyConfigMap(1, (c) => {
-        delete c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].runtime_fraction;
+        delete c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0]
+          .runtime_fraction;
       });
       assert.match((await violations(P, [cm], { maxPercent: 25 })).join("\n"), /mirrors 100 %/);
     });
@@ -157,7 +183,10 @@ describe("firewall and gateway policies", () => {
       });
       const vs = await violations(P, [cm]);
       assert.equal(vs.length, 1);
-      assert.match(vs[0], /^ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\]\.admin\.address\.socket_address\.address is "0\.0\.0\.0", not a loopback address$/);
+      assert.match(
+        vs[0],
+        /^ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\]\.admin\.address\.socket_address\.address is "0\.0\.0\.0", not a loopback address$/,
+      );
     });
     it("fires when a listener forwards more than the allowed paths to the admin cluster", async () => {
       const cm = envoyConfigMap(5, (c) => {

@@ -87,7 +87,12 @@ describe("firewall", () => {
       const p = byName(policies(), "triton-metrics-from-prometheus");
       assert.deepEqual(p.spec.ingress, [
         {
-          from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": MONITORING_NAMESPACE } }, podSelector: { matchLabels: { ...PROMETHEUS_POD_LABELS } } }],
+          from: [
+            {
+              namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": MONITORING_NAMESPACE } },
+              podSelector: { matchLabels: { ...PROMETHEUS_POD_LABELS } },
+            },
+          ],
           ports: [{ protocol: "TCP", port: 8002 }],
         },
       ]);
@@ -150,7 +155,10 @@ describe("firewall", () => {
     it("open EFS 2049 only from the GPU nodes, and only when the EFS backend declares it", () => {
       assert.ok(!securityGroupRules(resolved()).some((r) => r.fromPort === 2049));
       const efs = securityGroupRules(resolved({ efs: true })).filter((r) => r.fromPort === 2049);
-      assert.deepEqual(efs.map((r) => [r.securityGroup, r.peer]), [["efs", { securityGroup: "gpuNodes" }]]);
+      assert.deepEqual(
+        efs.map((r) => [r.securityGroup, r.peer]),
+        [["efs", { securityGroup: "gpuNodes" }]],
+      );
       const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb", efs: "sg-efs" };
       assert.deepEqual(
         efs.map((r) => securityGroupRuleArgs(r, ids)),
@@ -169,10 +177,16 @@ describe("firewall", () => {
 
     it("give each client CIDR its own rule even when two CIDRs spell alike (0.0.0.0/1 and 0:0:0:0::/1)", () => {
       // Found by the property below: both slugs read 0-0-0-0-1, and two resources with one name fail the deployment.
-      const names = (cidrs: string[]) => securityGroupRules(resolved({ clientCidrs: cidrs })).filter((r) => r.name.startsWith("gateway-lb-from-")).map((r) => r.name);
+      const names = (cidrs: string[]) =>
+        securityGroupRules(resolved({ clientCidrs: cidrs }))
+          .filter((r) => r.name.startsWith("gateway-lb-from-"))
+          .map((r) => r.name);
       const alike = names(["0.0.0.0/1", "0:0:0:0::/1", "10.10.0.0/16"]);
       assert.equal(new Set(alike).size, 3, alike.join(", "));
-      assert.ok(alike.every((n, i) => i === 2 || /^gateway-lb-from-0-0-0-0-1-[0-9a-f]{8}$/.test(n)), alike.join(", "));
+      assert.ok(
+        alike.every((n, i) => i === 2 || /^gateway-lb-from-0-0-0-0-1-[0-9a-f]{8}$/.test(n)),
+        alike.join(", "),
+      );
       // Distinct CIDRs keep their plain names (no rename, so no replacement, of existing rules).
       assert.deepEqual(names(["10.10.0.0/16", "2001:db8::/32"]), ["gateway-lb-from-10-10-0-0-16", "gateway-lb-from-2001-db8-32"]);
     });
@@ -199,7 +213,7 @@ describe("firewall", () => {
       return `${ip}/${prefix}`;
     });
     const v6 = fc.tuple(fc.integer({ min: 1, max: 64 }), fc.array(fc.nat(0xffff), { minLength: 4, maxLength: 4 })).map(([prefix, hextets]) => {
-      const bits = hextets.reduce((acc, h) => (acc << 16n) + BigInt(h), 0n) >> BigInt(64 - prefix) << BigInt(64 - prefix);
+      const bits = (hextets.reduce((acc, h) => (acc << 16n) + BigInt(h), 0n) >> BigInt(64 - prefix)) << BigInt(64 - prefix);
       const hs = [48n, 32n, 16n, 0n].map((s) => ((bits >> s) & 0xffffn).toString(16));
       return `${hs.join(":")}::/${prefix}`;
     });
@@ -256,14 +270,18 @@ describe("firewall", () => {
         ["staging", 2049],
         ["prod", 443],
       ] as const) {
-        const np = ofType((await plan(stack)).resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy").find((r) => r.props.metadata.name === "triton-egress")!;
+        const np = ofType((await plan(stack)).resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy").find(
+          (r) => r.props.metadata.name === "triton-egress",
+        )!;
         assert.deepEqual(np.props.spec.egress[1].ports, [{ protocol: "TCP", port }], stack);
       }
     });
 
     it("prod: the load balancer's security group admits exactly the configured client CIDRs", async () => {
       const p = await plan("prod");
-      const lbRules = ofType(p.resources, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) => r.name.startsWith("firewall-gateway-lb-from-"));
+      const lbRules = ofType(p.resources, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule").filter((r) =>
+        r.name.startsWith("firewall-gateway-lb-from-"),
+      );
       assert.deepEqual(lbRules.map((r) => r.props.cidrIpv4 ?? r.props.cidrIpv6).sort(), ["10.10.0.0/16", "10.11.0.0/16", "fd12:3456:789a::/48"]);
       for (const r of lbRules) assert.deepEqual([r.props.fromPort, r.props.toPort, r.props.ipProtocol], [8000, 8001, "tcp"]);
     });

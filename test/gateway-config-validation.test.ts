@@ -40,10 +40,13 @@ describe("gateway config", () => {
 
   it("rejects percentages outside 0–100, naming the key and the value", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.double({ max: -1e-9, noNaN: true, noDefaultInfinity: true }), fc.double({ min: 100.0001, noNaN: true, noDefaultInfinity: true })), (pct) => {
-        const ps = problems({ mirrorPercent: pct });
-        return ps.some((p) => p.startsWith("triton-platform:gateway.mirrorPercent must be a number from 0 to 100"));
-      }),
+      fc.property(
+        fc.oneof(fc.double({ max: -1e-9, noNaN: true, noDefaultInfinity: true }), fc.double({ min: 100.0001, noNaN: true, noDefaultInfinity: true })),
+        (pct) => {
+          const ps = problems({ mirrorPercent: pct });
+          return ps.some((p) => p.startsWith("triton-platform:gateway.mirrorPercent must be a number from 0 to 100"));
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -67,7 +70,10 @@ describe("gateway config", () => {
   ] as const) {
     it(`rejects client CIDR ${bad}`, () => {
       const ps = problems({ clientCidrs: [bad] });
-      assert.ok(ps.some((p) => p.startsWith("triton-platform:gateway.clientCidrs[0]") && rule.test(p) && p.includes(JSON.stringify(bad))), ps.join("\n"));
+      assert.ok(
+        ps.some((p) => p.startsWith("triton-platform:gateway.clientCidrs[0]") && rule.test(p) && p.includes(JSON.stringify(bad))),
+        ps.join("\n"),
+      );
     });
   }
 
@@ -79,7 +85,10 @@ describe("gateway config", () => {
 
   it("a default group must be one of the serving groups", () => {
     assert.deepEqual(problems({ defaultGroup: "vision" }), []);
-    assert.match(problems({ defaultGroup: "audio" }).join("\n"), /triton-platform:gateway\.defaultGroup must name one of triton\.groups \(vision\), got "audio"/);
+    assert.match(
+      problems({ defaultGroup: "audio" }).join("\n"),
+      /triton-platform:gateway\.defaultGroup must name one of triton\.groups \(vision\), got "audio"/,
+    );
   });
 
   it("an unknown key is an error, not a silent default", () => {

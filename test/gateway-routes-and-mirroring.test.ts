@@ -70,7 +70,10 @@ describe("gateway routes and mirroring", () => {
           assert.ok(re.test("/inference.GRPCInferenceService/ModelMetadata"));
           assert.ok(!re.test("/inference.GRPCInferenceService/ModelInfer"), "inference is never retried");
           assert.ok(!re.test("/inference.GRPCInferenceService/RepositoryModelLoad"), "model load is never retried");
-          assert.deepEqual(r.route.retry_policy.retry_host_predicate.map((p: any) => p.name), ["envoy.retry_host_predicates.previous_hosts"]);
+          assert.deepEqual(
+            r.route.retry_policy.retry_host_predicate.map((p: any) => p.name),
+            ["envoy.retry_host_predicates.previous_hosts"],
+          );
         }
       }
     });
@@ -141,7 +144,9 @@ describe("gateway routes and mirroring", () => {
         fc.property(validPercent, (pct) => {
           const raw = stackConfigWith("staging", { gateway: { mirrorPercent: pct } });
           const cfg = loadConfig(raw, "staging");
-          const policies = findMirrorPolicies(bootstrap({ servingGroups: [{ name: "vision", canary: true }], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }));
+          const policies = findMirrorPolicies(
+            bootstrap({ servingGroups: [{ name: "vision", canary: true }], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }),
+          );
           if (pct === 0) return policies.length === 0;
           return policies.length > 0 && policies.every(({ policy }) => Math.abs(percentOf(policy.runtime_fraction.default_value) - pct) < 1e-9);
         }),
@@ -200,15 +205,28 @@ describe("gateway routes and mirroring", () => {
 
     it("is reachable only through listeners that forward exactly /stats/prometheus or /ready", () => {
       const c = bootstrap();
-      const adminCluster = c.static_resources.clusters.find((x: any) => x.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value === ENVOY_ADMIN.port);
-      const forwarded = c.static_resources.listeners.flatMap((l: any) => routes(c, l.name).filter((r) => r.route?.cluster === adminCluster.name).map((r) => `${l.name}:${r.match.path}`));
+      const adminCluster = c.static_resources.clusters.find(
+        (x: any) => x.load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value === ENVOY_ADMIN.port,
+      );
+      const forwarded = c.static_resources.listeners.flatMap((l: any) =>
+        routes(c, l.name)
+          .filter((r) => r.route?.cluster === adminCluster.name)
+          .map((r) => `${l.name}:${r.match.path}`),
+      );
       assert.deepEqual(forwarded.sort(), ["metrics:/stats/prometheus", "ready:/ready"]);
       for (const l of ["metrics", "ready"]) assert.equal(routes(c, l).at(-1)!.direct_response.status, 404, `${l} 404s every other path`);
     });
   });
 
   describe("Kubernetes objects", () => {
-    const args = { namespace: "triton", labels: { "app.kubernetes.io/part-of": "triton-platform" }, servingGroups: base.servingGroups, replicas: 3, zoneSpread: "required" as const, cpu: "1500m" };
+    const args = {
+      namespace: "triton",
+      labels: { "app.kubernetes.io/part-of": "triton-platform" },
+      servingGroups: base.servingGroups,
+      replicas: 3,
+      zoneSpread: "required" as const,
+      cpu: "1500m",
+    };
 
     it("run a pinned Envoy as non-root with a read-only root, probed on /ready", () => {
       const d = gatewayDeployment(resolveEnvoyGatewayArgs(args)) as any;
@@ -231,7 +249,10 @@ describe("gateway routes and mirroring", () => {
     it("Service exposes only 8000 and 8001; a load balancer only with client CIDRs, restricted to them", () => {
       const clusterIp = gatewayService(resolveEnvoyGatewayArgs(args)) as any;
       assert.equal(clusterIp.spec.type, "ClusterIP");
-      assert.deepEqual(clusterIp.spec.ports.map((p: any) => p.port), [8000, 8001]);
+      assert.deepEqual(
+        clusterIp.spec.ports.map((p: any) => p.port),
+        [8000, 8001],
+      );
       assert.deepEqual(clusterIp.spec.selector, { ...GATEWAY_POD_LABELS });
       const lb = gatewayService(resolveEnvoyGatewayArgs({ ...args, clientCidrs: ["10.0.0.0/8"], loadBalancerSecurityGroupId: "sg-1" })) as any;
       assert.equal(lb.spec.type, "LoadBalancer");

@@ -41,7 +41,10 @@ describe("Triton ↔ NVIDIA driver compatibility", () => {
       [undefined, "my/custom:1", "nvcr.io/nvidia/tritonserver:25.01-py3", "nvcr.io/nvidia/tritonserver:25.08-py3"],
       "AL2_x86_64_GPU",
     );
-    assert.deepEqual(problems.map((p) => p.index), [3]);
+    assert.deepEqual(
+      problems.map((p) => p.index),
+      [3],
+    );
   });
 
   it("the table's driver requirements never decrease from one release to the next", () => {
@@ -70,7 +73,10 @@ describe("Triton ↔ NVIDIA driver compatibility", () => {
         const release = `${yy}.${String(mm).padStart(2, "0")}`;
         const found = driverRequirement(release);
         if (release < releases[0] || release > releases[releases.length - 1]) return found === undefined;
-        return found !== undefined && releases.filter((r) => r <= release).every((r) => TRITON_DRIVER_REQUIREMENTS[r].minDriverBranch <= found.requirement.minDriverBranch);
+        return (
+          found !== undefined &&
+          releases.filter((r) => r <= release).every((r) => TRITON_DRIVER_REQUIREMENTS[r].minDriverBranch <= found.requirement.minDriverBranch)
+        );
       }),
     );
   });

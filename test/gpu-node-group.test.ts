@@ -10,7 +10,6 @@ import { sections } from "../config/schema";
 import { plan, one, ofType } from "./helpers";
 import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT } from "../policies/rules/types";
 
-
 const expected = {
   dev: { instanceTypes: ["g4dn.xlarge"], gpuType: "nvidia-t4", scaling: [1, 1, 1], zones: 1, volume: 100 },
   staging: { instanceTypes: ["g6.xlarge"], gpuType: "nvidia-l4", scaling: [2, 2, 4], zones: 2, volume: 200 },
@@ -122,12 +121,15 @@ describe("GPU node group", () => {
     /** The problems of resolving `a`, asserting it throws one SettingsError about GpuNodeGroup "gpu". */
     const problemsOf = (a: GpuNodeGroupArgs): readonly SettingProblem[] => {
       let details: readonly SettingProblem[] = [];
-      assert.throws(() => resolveGpuNodeGroupArgs(a, "gpu"), (e: unknown) => {
-        assert.ok(isSettingsError(e), String(e));
-        assert.equal(e.subject, 'invalid arguments of GpuNodeGroup "gpu"');
-        details = e.details;
-        return true;
-      });
+      assert.throws(
+        () => resolveGpuNodeGroupArgs(a, "gpu"),
+        (e: unknown) => {
+          assert.ok(isSettingsError(e), String(e));
+          assert.equal(e.subject, 'invalid arguments of GpuNodeGroup "gpu"');
+          details = e.details;
+          return true;
+        },
+      );
       return details;
     };
     it("rejects inconsistent scaling and a hop limit above 2, naming the key, the rule and the value", () => {

@@ -38,12 +38,15 @@ describe("GPU Operator values", () => {
   it("refuses an unpinned driver on a plain image, and a driver version the image would ignore", () => {
     const refused = (a: Partial<GpuOperatorArgs>) => {
       let problems: unknown;
-      assert.throws(() => resolveGpuOperatorArgs({ ...base, ...a }, "gpu-operator"), (e: unknown) => {
-        assert.ok(isSettingsError(e), String(e));
-        assert.equal(e.subject, 'invalid arguments of GpuOperator "gpu-operator"');
-        problems = e.details;
-        return true;
-      });
+      assert.throws(
+        () => resolveGpuOperatorArgs({ ...base, ...a }, "gpu-operator"),
+        (e: unknown) => {
+          assert.ok(isSettingsError(e), String(e));
+          assert.equal(e.subject, 'invalid arguments of GpuOperator "gpu-operator"');
+          problems = e.details;
+          return true;
+        },
+      );
       return problems;
     };
     assert.deepEqual(refused({ host: { driver: false, toolkit: false, devicePlugin: false } }), [

@@ -27,7 +27,6 @@ async function violations(name: string, resources?: RecordedResource[], cfg: Rec
   return (await evaluatePolicies([rule(name)], rs, cfg)).map((v) => v.message);
 }
 
-
 describe("gpu-nodes policy rules", () => {
   it("every rule is advisory in the pack and names what it prevents", () => {
     for (const r of gpuNodeRules) {
@@ -44,7 +43,10 @@ describe("gpu-nodes policy rules", () => {
   }
 
   it("gpu-nodegroup-tainted fires on a GPU node group without the taint", async () => {
-    const v = await violations("gpu-nodegroup-tainted", await prodWith(NG, (p) => (p.taints = [{ key: "nvidia.com/gpu", value: "true", effect: "PREFER_NO_SCHEDULE" }])));
+    const v = await violations(
+      "gpu-nodegroup-tainted",
+      await prodWith(NG, (p) => (p.taints = [{ key: "nvidia.com/gpu", value: "true", effect: "PREFER_NO_SCHEDULE" }])),
+    );
     assert.equal(v.length, 1);
     assert.match(v[0], /NodeGroup gpu: taints lacks \{key: "nvidia\.com\/gpu", effect: "NO_SCHEDULE"\}, got .*PREFER_NO_SCHEDULE/);
   });
@@ -102,7 +104,9 @@ describe("gpu-nodes policy rules", () => {
       "gpu-node-role-least-privilege",
       await prodWith("aws:iam/rolePolicyAttachment:RolePolicyAttachment", (p) => (p.policyArn = "arn:aws:iam::aws:policy/AmazonS3FullAccess")),
     );
-    assert.deepEqual(v, [`RolePolicyAttachment gpu-node-AmazonEKSWorkerNodePolicy: policyArn "arn:aws:iam::aws:policy/AmazonS3FullAccess" is not one of the worker node policies`]);
+    assert.deepEqual(v, [
+      `RolePolicyAttachment gpu-node-AmazonEKSWorkerNodePolicy: policyArn "arn:aws:iam::aws:policy/AmazonS3FullAccess" is not one of the worker node policies`,
+    ]);
     const inline = await violations(
       "gpu-node-role-least-privilege",
       await prodWith("aws:iam/role:Role", (p) => (p.inlinePolicies = [{ name: "s3", policy: "{}" }])),

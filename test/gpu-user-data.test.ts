@@ -35,7 +35,10 @@ function assertShellTuning(script: string): void {
 describe("GPU node user data", () => {
   it("AL2023: MIME multi-part with a nodeadm NodeConfig part and a shell tuning part", async () => {
     const parts = await parseMime(gpuUserData("al2023"));
-    assert.deepEqual(parts.map((p) => p.mimeType), [NODEADM.contentType, "text/x-shellscript"]);
+    assert.deepEqual(
+      parts.map((p) => p.mimeType),
+      [NODEADM.contentType, "text/x-shellscript"],
+    );
     const nodeConfig = yaml.load(parts[0].body) as any;
     assert.equal(nodeConfig.apiVersion, "node.eks.aws/v1alpha1");
     assert.equal(nodeConfig.kind, "NodeConfig");
@@ -47,7 +50,10 @@ describe("GPU node user data", () => {
 
   it("AL2: MIME multi-part with the shell tuning part (EKS appends bootstrap.sh)", async () => {
     const parts = await parseMime(gpuUserData("al2"));
-    assert.deepEqual(parts.map((p) => p.mimeType), ["text/x-shellscript"]);
+    assert.deepEqual(
+      parts.map((p) => p.mimeType),
+      ["text/x-shellscript"],
+    );
     assertShellTuning(parts[0].body);
   });
 

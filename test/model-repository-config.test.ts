@@ -51,12 +51,18 @@ describe("modelRepository config", () => {
     assert.deepEqual(problems({ s3: { existingBucket: "models-bucket" } }), [
       "triton-platform:modelRepository.kmsKeyArn is required with s3.existingBucket (the reader role needs kms:Decrypt on the bucket's key), got nothing",
     ]);
-    assert.match(problems({ kmsKeyArn: KEY, s3: { existingBucket: "models-bucket", bucketPrefix: "x-" } })[0], /s3\.existingBucket cannot be combined with s3\.bucketPrefix/);
+    assert.match(
+      problems({ kmsKeyArn: KEY, s3: { existingBucket: "models-bucket", bucketPrefix: "x-" } })[0],
+      /s3\.existingBucket cannot be combined with s3\.bucketPrefix/,
+    );
     assert.deepEqual(problems({ kmsKeyArn: KEY, s3: { existingBucket: "models-bucket" } }), []);
   });
 
   it("a KMS alias is refused: IAM cannot scope kms:Decrypt to an alias", () => {
-    assert.match(problems({ kmsKeyArn: "arn:aws:kms:us-east-1:123456789012:alias/models" })[0], /kmsKeyArn must be a KMS key ARN.*got "arn:aws:kms:us-east-1:123456789012:alias\/models"/);
+    assert.match(
+      problems({ kmsKeyArn: "arn:aws:kms:us-east-1:123456789012:alias/models" })[0],
+      /kmsKeyArn must be a KMS key ARN.*got "arn:aws:kms:us-east-1:123456789012:alias\/models"/,
+    );
   });
 
   it("a key in another region than the bucket is an error", () => {

@@ -23,12 +23,19 @@ const byType = (rs: RecordedResource[], type: string, name?: string) => {
   assert.ok(r, `${type} ${name ?? ""} in the plan`);
   return r;
 };
-const without = (type: string): Mutate => (rs) => rs.filter((r) => r.type !== type);
+const without =
+  (type: string): Mutate =>
+  (rs) =>
+    rs.filter((r) => r.type !== type);
 
 function workload(kind: string, env: { name: string; value?: string }[]): RecordedResource {
   const pod = { containers: [{ name: "tritonserver", image: "nvcr.io/nvidia/tritonserver:25.01-py3", env }] };
   const spec =
-    kind === "Pod" ? pod : kind === "CronJob" ? { schedule: "@daily", jobTemplate: { spec: { template: { spec: pod } } } } : { selector: {}, template: { spec: pod } };
+    kind === "Pod"
+      ? pod
+      : kind === "CronJob"
+        ? { schedule: "@daily", jobTemplate: { spec: { template: { spec: pod } } } }
+        : { selector: {}, template: { spec: pod } };
   return {
     urn: `urn:pulumi:prod::triton-platform::kubernetes:x:${kind}::w`,
     type: `kubernetes:x:${kind}`,
@@ -130,12 +137,18 @@ describe("model repository policies", () => {
   describe("no-static-aws-keys-in-pod-env", () => {
     it("is silent on the plan and on a workload that only sets AWS_DEFAULT_REGION", async () => {
       assert.deepEqual(await violations("no-static-aws-keys-in-pod-env"), []);
-      assert.deepEqual(await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload("StatefulSet", [{ name: "AWS_DEFAULT_REGION", value: "eu-west-1" }])]), []);
+      assert.deepEqual(
+        await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload("StatefulSet", [{ name: "AWS_DEFAULT_REGION", value: "eu-west-1" }])]),
+        [],
+      );
     });
     for (const kind of ["StatefulSet", "Deployment", "Pod", "CronJob"]) {
       it(`fires on AWS_SECRET_ACCESS_KEY in a ${kind}`, async () => {
         const [v] = await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload(kind, [{ name: "AWS_SECRET_ACCESS_KEY", value: "x" }])]);
-        assert.match(v.message, new RegExp(`${kind} vision: [a-zA-Z.]*\\.containers\\[0\\]\\.env\\[0\\]\\.name \\(container tritonserver\\) is AWS_SECRET_ACCESS_KEY`));
+        assert.match(
+          v.message,
+          new RegExp(`${kind} vision: [a-zA-Z.]*\\.containers\\[0\\]\\.env\\[0\\]\\.name \\(container tritonserver\\) is AWS_SECRET_ACCESS_KEY`),
+        );
       });
     }
   });

@@ -39,7 +39,8 @@ describe("model repository", () => {
       rs = (await plan("prod")).resources;
       bucket = one(rs, "aws:s3/bucket:Bucket");
       bucketArn = `arn:aws:s3:::${bucket.props.bucketPrefix}00000000000000000000000000`;
-      keyArn = one(rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").props.rules[0].applyServerSideEncryptionByDefault.kmsMasterKeyId;
+      keyArn = one(rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").props.rules[0]
+        .applyServerSideEncryptionByDefault.kmsMasterKeyId;
     });
 
     it("creates the bucket with a prefix and refuses to delete it with its models", () => {
@@ -84,7 +85,10 @@ describe("model repository", () => {
       assert.equal(deny.Effect, "Deny");
       assert.equal(deny.Principal, "*");
       assert.deepEqual(deny.Resource, [bucketArn, `${bucketArn}/*`]);
-      assert.ok(doc.Statement.every((s) => s.Effect === "Deny"), "the bucket policy grants nothing");
+      assert.ok(
+        doc.Statement.every((s) => s.Effect === "Deny"),
+        "the bucket policy grants nothing",
+      );
     });
 
     it("gives the reader role list/get on the model prefix and decrypt on the key, nothing else", () => {
@@ -119,7 +123,10 @@ describe("model repository", () => {
       assert.deepEqual(trust.Statement[0].Principal, { AWS: [`arn:aws:iam::${FAKE_ACCOUNT_ID}:role/ml-model-publisher-ci`] });
       const doc = parse(one(rs, "aws:iam/rolePolicy:RolePolicy", "model-repository-publisher").props.policy);
       for (const r of resourcesOf(doc)) assert.ok(r === bucketArn || r === `${bucketArn}/models/*` || r === keyArn, `unexpected resource ${r}`);
-      assert.ok(!doc.Statement.some((s) => ([] as string[]).concat(s.Action).some((a) => /Bucket(Policy|Acl)|s3:\*/.test(a))), "no bucket configuration rights");
+      assert.ok(
+        !doc.Statement.some((s) => ([] as string[]).concat(s.Action).some((a) => /Bucket(Policy|Acl)|s3:\*/.test(a))),
+        "no bucket configuration rights",
+      );
     });
 
     it("exports the s3:// URI Triton reads", async () => {
@@ -129,7 +136,12 @@ describe("model repository", () => {
 
     it("creates no publisher role where it is not enabled (dev)", async () => {
       const dev = (await plan("dev")).resources;
-      assert.deepEqual(ofType(dev, "aws:iam/role:Role").map((r) => r.name).filter((n) => n.startsWith("model-repository")), ["model-repository-reader"]);
+      assert.deepEqual(
+        ofType(dev, "aws:iam/role:Role")
+          .map((r) => r.name)
+          .filter((n) => n.startsWith("model-repository")),
+        ["model-repository-reader"],
+      );
     });
   });
 
@@ -169,7 +181,10 @@ describe("model repository", () => {
 
     it("put the exact subject in the trust policy, for any namespace and name", () => {
       const doc = irsaTrustPolicy({ providerArn: "p", issuerUrl: "https://oidc.example/id/X/", namespace: "ns-a", serviceAccount: "sa-b" });
-      assert.deepEqual(doc.Statement[0].Condition!.StringEquals, { "oidc.example/id/X:sub": "system:serviceaccount:ns-a:sa-b", "oidc.example/id/X:aud": "sts.amazonaws.com" });
+      assert.deepEqual(doc.Statement[0].Condition!.StringEquals, {
+        "oidc.example/id/X:sub": "system:serviceaccount:ns-a:sa-b",
+        "oidc.example/id/X:aud": "sts.amazonaws.com",
+      });
       assert.equal(oidcProviderArn("aws-cn", "1", "https://oidc.example/id/X"), "arn:aws-cn:iam::1:oidc-provider/oidc.example/id/X");
     });
 
@@ -196,7 +211,11 @@ describe("model repository", () => {
       assert.equal(fs.props.encrypted, true);
       assert.match(fs.props.kmsKeyId, /^arn:aws:kms:/);
       assert.equal(ofType(rs, "aws:s3/bucket:Bucket").length, 0);
-      assert.deepEqual(ofType(rs, "aws:iam/role:Role").filter((r) => r.name.startsWith("model-repository")), [], "EFS needs no IAM role for Triton");
+      assert.deepEqual(
+        ofType(rs, "aws:iam/role:Role").filter((r) => r.name.startsWith("model-repository")),
+        [],
+        "EFS needs no IAM role for Triton",
+      );
     });
 
     it("puts a mount target in every configured subnet, behind the NFS security group", () => {
@@ -214,10 +233,19 @@ describe("model repository", () => {
       assert.equal(one(rs, "aws:ec2/securityGroup:SecurityGroup", "model-repository-nfs").props.ingress, undefined, "no inline rules");
       const rule = one(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "model-repository-nfs-from-gpu-nodes");
       assert.deepEqual(
-        { proto: rule.props.ipProtocol, from: rule.props.fromPort, to: rule.props.toPort, src: rule.props.referencedSecurityGroupId, cidr: rule.props.cidrIpv4 },
+        {
+          proto: rule.props.ipProtocol,
+          from: rule.props.fromPort,
+          to: rule.props.toPort,
+          src: rule.props.referencedSecurityGroupId,
+          cidr: rule.props.cidrIpv4,
+        },
         { proto: "tcp", from: NFS_PORT, to: NFS_PORT, src: "gpu-nodes-id", cidr: undefined },
       );
-      assert.ok(rule.dependencies.includes(one(rs, "aws:ec2/securityGroup:SecurityGroup", "gpu-nodes").urn), "the source is the GPU node group's security group");
+      assert.ok(
+        rule.dependencies.includes(one(rs, "aws:ec2/securityGroup:SecurityGroup", "gpu-nodes").urn),
+        "the source is the GPU node group's security group",
+      );
     });
 
     it("roots the access point at the model folder, owned by Triton's uid/gid", () => {
@@ -262,7 +290,14 @@ describe("model repository", () => {
     });
 
     it("the pure PV/PVC builders keep ReadOnlyMany off the PV's first position", () => {
-      const pv = efsPersistentVolume({ name: "v", storageClass: "s", claim: { namespace: "n", name: "c" }, fileSystemId: "fs-1", accessPointId: "fsap-1", labels: {} });
+      const pv = efsPersistentVolume({
+        name: "v",
+        storageClass: "s",
+        claim: { namespace: "n", name: "c" },
+        fileSystemId: "fs-1",
+        accessPointId: "fsap-1",
+        labels: {},
+      });
       assert.notEqual(pv.spec!.accessModes![0], "ReadOnlyMany");
       assert.deepEqual(efsClaim({ name: "c", namespace: "n", volume: "v", storageClass: "s", labels: {} }).spec!.accessModes, ["ReadOnlyMany"]);
     });
@@ -281,16 +316,25 @@ describe("model repository", () => {
     };
 
     it("an efs backend without subnets, VPC or node security group is an error naming each", () => {
-      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, backend: "efs" })), ["efs.subnetIds", "vpcId", "nodeSecurityGroupId"]);
+      assert.deepEqual(
+        errorsOf(() => resolveModelRepositoryArgs({ ...base, backend: "efs" })),
+        ["efs.subnetIds", "vpcId", "nodeSecurityGroupId"],
+      );
     });
 
     it("an existing bucket without its KMS key is an error", () => {
-      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, s3: { existingBucket: "models-bucket" } })), ["kmsKeyArn"]);
+      assert.deepEqual(
+        errorsOf(() => resolveModelRepositoryArgs({ ...base, s3: { existingBucket: "models-bucket" } })),
+        ["kmsKeyArn"],
+      );
     });
 
     it("a key in another region than the bucket is an error", () => {
       const kmsKeyArn = "arn:aws:kms:us-west-2:123456789012:key/11111111-2222-4333-8444-555555555555";
-      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, kmsKeyArn })), ["kmsKeyArn"]);
+      assert.deepEqual(
+        errorsOf(() => resolveModelRepositoryArgs({ ...base, kmsKeyArn })),
+        ["kmsKeyArn"],
+      );
       assert.equal(resolveModelRepositoryArgs({ ...base, kmsKeyArn, s3: { bucketRegion: "us-west-2" } }).s3?.bucketRegion, "us-west-2");
     });
 
@@ -309,7 +353,10 @@ describe("model repository", () => {
     });
 
     it("an unknown argument is an error, not ignored (a typo would fall back to a default)", () => {
-      assert.deepEqual(errorsOf(() => resolveModelRepositoryArgs({ ...base, modelPrefx: "m" } as never)), ["modelPrefx"]);
+      assert.deepEqual(
+        errorsOf(() => resolveModelRepositoryArgs({ ...base, modelPrefx: "m" } as never)),
+        ["modelPrefx"],
+      );
     });
 
     it("reports the references an efs backend needs together with broken settings, under the component's name", () => {
@@ -319,7 +366,10 @@ describe("model repository", () => {
       } catch (e) {
         assert.ok(isSettingsError(e), String(e));
         assert.equal(e.subject, 'invalid arguments of ModelRepository "repo"');
-        assert.deepEqual(e.details.map((x) => x.key), ["modelPrefix", "efs.subnetIds", "vpcId", "nodeSecurityGroupId"]);
+        assert.deepEqual(
+          e.details.map((x) => x.key),
+          ["modelPrefix", "efs.subnetIds", "vpcId", "nodeSecurityGroupId"],
+        );
       }
     });
 

@@ -42,7 +42,10 @@ interface AlertCase {
   expect: Record<string, string>[];
 }
 
-const selector = (metric: string, labels: Record<string, string>) => `${metric}{${Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(",")}}`;
+const selector = (metric: string, labels: Record<string, string>) =>
+  `${metric}{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(",")}}`;
 const TRITON_TARGET = { job: TRITON_JOB, namespace: "triton", serving_group: "vision", pod: "vision-0", instance: "10.0.0.1:8002" };
 const tri = (metric: string, labels: Record<string, string> = {}) =>
   selector(metric, { ...TRITON_TARGET, track: "primary", model: "resnet", version: "1", ...labels });
@@ -129,7 +132,13 @@ const CASES: AlertCase[] = [
     series: [{ series: selector("up", { job: "node-exporter", instance: "n:9100" }), values: "1x30" }],
     expect: [{ severity: "warning", job: TRITON_JOB }],
   },
-  { name: "Triton targets present", alert: "TritonMetricsAbsent", eval: "20m", series: [{ series: selector("up", TRITON_TARGET), values: "1x30" }], expect: [] },
+  {
+    name: "Triton targets present",
+    alert: "TritonMetricsAbsent",
+    eval: "20m",
+    series: [{ series: selector("up", TRITON_TARGET), values: "1x30" }],
+    expect: [],
+  },
   // No success while failures (resnet) or pending requests (bert) arrive.
   {
     name: "requests arrive, none succeed",
@@ -225,7 +234,13 @@ const CASES: AlertCase[] = [
     series: [{ series: gpu(DCGM_METRICS.gpuUtil), values: `${t.gpuUtilPercent + 4}x60` }],
     expect: [{ severity: "warning", ...GPU_LABELS }],
   },
-  { name: "GPU busy, not saturated", alert: "GpuUtilisationSaturated", eval: "40m", series: [{ series: gpu(DCGM_METRICS.gpuUtil), values: "60x60" }], expect: [] },
+  {
+    name: "GPU busy, not saturated",
+    alert: "GpuUtilisationSaturated",
+    eval: "40m",
+    series: [{ series: gpu(DCGM_METRICS.gpuUtil), values: "60x60" }],
+    expect: [],
+  },
   {
     name: "XID 79 reported",
     alert: "GpuXidError",
@@ -250,7 +265,9 @@ const CASES: AlertCase[] = [
  * for and labels — what decides firing — are unchanged.
  */
 function withoutAnnotations(f: RuleFile): RuleFile {
-  return { groups: f.groups.map((g) => ({ ...g, rules: g.rules.map((r) => ("alert" in r ? ({ ...r, annotations: undefined } as unknown as AlertingRule) : r)) })) };
+  return {
+    groups: f.groups.map((g) => ({ ...g, rules: g.rules.map((r) => ("alert" in r ? ({ ...r, annotations: undefined } as unknown as AlertingRule) : r)) })),
+  };
 }
 
 function unitTests(cases: AlertCase[]) {
@@ -290,7 +307,10 @@ function allDashboardAndAdapterExpressions(): { where: string; expr: string }[] 
     }
   }
   // The adapter substitutes its markers; render them as it would for two pods of a group.
-  out.push({ where: "prometheus-adapter rule", expr: queueMetricsQuery("2m", { labelMatchers: 'namespace="triton",pod=~"vision-0|vision-1"', groupBy: "pod" }) });
+  out.push({
+    where: "prometheus-adapter rule",
+    expr: queueMetricsQuery("2m", { labelMatchers: 'namespace="triton",pod=~"vision-0|vision-1"', groupBy: "pod" }),
+  });
   return out;
 }
 
@@ -323,9 +343,14 @@ const SD_ROLES = ["endpoints", "endpointslice", "service", "pod", "node", "ingre
 function forThisPromtool(job: ScrapeConfig): Record<string, unknown> {
   if (promtoolSupportsKubernetesSd()) return job as unknown as Record<string, unknown>;
   for (const sd of job.kubernetes_sd_configs) {
-    assert.deepEqual(Object.keys(sd).filter((k) => k !== "role" && k !== "namespaces"), [], `${job.job_name}: only role/namespaces are set`);
+    assert.deepEqual(
+      Object.keys(sd).filter((k) => k !== "role" && k !== "namespaces"),
+      [],
+      `${job.job_name}: only role/namespaces are set`,
+    );
     assert.ok(SD_ROLES.includes(sd.role), `${job.job_name}: kubernetes_sd_configs role ${sd.role}`);
-    if (sd.namespaces) assert.ok(sd.namespaces.names.length > 0 && sd.namespaces.names.every((n) => /^[a-z0-9-]+$/.test(n)), `${job.job_name}: namespaces.names`);
+    if (sd.namespaces)
+      assert.ok(sd.namespaces.names.length > 0 && sd.namespaces.names.every((n) => /^[a-z0-9-]+$/.test(n)), `${job.job_name}: namespaces.names`);
   }
   const { kubernetes_sd_configs: _sd, ...rest } = job;
   return { ...rest, static_configs: [{ targets: ["kubernetes-sd-checked-separately:9400"] }] };
@@ -355,7 +380,9 @@ describe("monitoring proven with promtool", function () {
       assert.ok(scrape.length >= 1);
       // The ServiceMonitor's relabelings, as the Prometheus job the operator generates from it
       // would carry them (same list, snake_case), so promtool checks their regexes and actions.
-      const groups = sm.props.spec.endpoints[0].relabelings[0].regex.split("|").map((s: string) => ({ name: s.replace(/(-canary)?-metrics$/, ""), canary: /-canary-metrics$/.test(s) }));
+      const groups = sm.props.spec.endpoints[0].relabelings[0].regex
+        .split("|")
+        .map((s: string) => ({ name: s.replace(/(-canary)?-metrics$/, ""), canary: /-canary-metrics$/.test(s) }));
       const tritonJob: ScrapeConfig = {
         job_name: "triton-servicemonitor-relabelings",
         scrape_interval: sm.props.spec.endpoints[0].interval,
@@ -372,7 +399,9 @@ describe("monitoring proven with promtool", function () {
     }
     const dir = writeFiles(files);
     if (!promtoolSupportsKubernetesSd()) {
-      console.log("      note: this promtool (Debian build) has no Kubernetes service discovery; the kubernetes_sd_configs blocks were checked structurally and replaced by a static target, everything else by promtool");
+      console.log(
+        "      note: this promtool (Debian build) has no Kubernetes service discovery; the kubernetes_sd_configs blocks were checked structurally and replaced by a static target, everything else by promtool",
+      );
     }
     const r = promtool(dir, ["check", "config", ...configs]);
     assert.equal(r.status, 0, r.output);
@@ -395,7 +424,9 @@ describe("monitoring proven with promtool", function () {
   });
 
   it("rejects a broken expression (the check can fail)", () => {
-    const dir = writeFiles({ "bad.yml": { groups: [{ name: "g", rules: [{ record: "x", expr: `sum by (model) (rate(${TRITON_COUNTERS.requestSuccess}[5m])` }] }] } });
+    const dir = writeFiles({
+      "bad.yml": { groups: [{ name: "g", rules: [{ record: "x", expr: `sum by (model) (rate(${TRITON_COUNTERS.requestSuccess}[5m])` }] }] },
+    });
     const r = promtool(dir, ["check", "rules", "bad.yml"]);
     assert.notEqual(r.status, 0);
   });
@@ -404,8 +435,14 @@ describe("monitoring proven with promtool", function () {
     const file = alertRuleFile(DEFAULT_THRESHOLDS);
     const alerts = file.groups.flatMap((g) => g.rules.filter((r): r is AlertingRule => "alert" in r).map((r) => r.alert));
     for (const a of alerts) {
-      assert.ok(CASES.some((c) => c.alert === a && c.expect.length > 0), `${a} has a firing case`);
-      assert.ok(CASES.some((c) => c.alert === a && c.expect.length === 0), `${a} has a silent case`);
+      assert.ok(
+        CASES.some((c) => c.alert === a && c.expect.length > 0),
+        `${a} has a firing case`,
+      );
+      assert.ok(
+        CASES.some((c) => c.alert === a && c.expect.length === 0),
+        `${a} has a silent case`,
+      );
     }
     const dir = writeFiles({ "alerts.yml": withoutAnnotations(file), "tests.yml": unitTests(CASES) });
     const r = promtool(dir, ["test", "rules", "tests.yml"]);
@@ -414,7 +451,10 @@ describe("monitoring proven with promtool", function () {
   });
 
   it("`promtool test rules` fails when an expectation is wrong (the harness can fail)", () => {
-    const wrong = CASES.filter((c) => c.alert === "GpuTemperatureHigh").map((c) => ({ ...c, expect: c.expect.length ? [] : [{ severity: "warning", ...GPU_LABELS }] }));
+    const wrong = CASES.filter((c) => c.alert === "GpuTemperatureHigh").map((c) => ({
+      ...c,
+      expect: c.expect.length ? [] : [{ severity: "warning", ...GPU_LABELS }],
+    }));
     const dir = writeFiles({ "alerts.yml": withoutAnnotations(alertRuleFile(DEFAULT_THRESHOLDS)), "tests.yml": unitTests(wrong) });
     const r = promtool(dir, ["test", "rules", "tests.yml"]);
     assert.notEqual(r.status, 0, r.output);
@@ -440,7 +480,19 @@ describe("monitoring expressions use only real metric names", () => {
       }
     }
     // The dashboards cover what the issue asks for.
-    for (const n of [TRITON_COUNTERS.requestSuccess, TRITON_COUNTERS.requestFailure, TRITON_COUNTERS.queueDurationUs, TRITON_COUNTERS.computeInferDurationUs, TRITON_SUMMARIES.requestUs, TRITON_GAUGES.pendingRequestCount, DCGM_METRICS.gpuUtil, DCGM_METRICS.fbUsedMiB, DCGM_METRICS.powerUsageW, DCGM_METRICS.gpuTempC, DCGM_METRICS.xidErrors]) {
+    for (const n of [
+      TRITON_COUNTERS.requestSuccess,
+      TRITON_COUNTERS.requestFailure,
+      TRITON_COUNTERS.queueDurationUs,
+      TRITON_COUNTERS.computeInferDurationUs,
+      TRITON_SUMMARIES.requestUs,
+      TRITON_GAUGES.pendingRequestCount,
+      DCGM_METRICS.gpuUtil,
+      DCGM_METRICS.fbUsedMiB,
+      DCGM_METRICS.powerUsageW,
+      DCGM_METRICS.gpuTempC,
+      DCGM_METRICS.xidErrors,
+    ]) {
       assert.ok(used.has(n), `${n} is drawn or alerted on`);
     }
   });

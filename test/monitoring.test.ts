@@ -8,14 +8,15 @@ import { fixtureConfig } from "./support/stacks";
 import { MASK } from "../tools/planner/fakes";
 import { loadConfig, ConfigError } from "../config";
 import { SettingsError } from "../lib/errors";
+import { resolveMonitoringArgs, adapterRateWindow, tritonRelabelConfigs, dcgmScrapeConfig, GRAFANA_ADMIN_SECRET_NAME } from "../components/monitoring";
 import {
-  resolveMonitoringArgs,
-  adapterRateWindow,
-  tritonRelabelConfigs,
-  dcgmScrapeConfig,
-  GRAFANA_ADMIN_SECRET_NAME,
-} from "../components/monitoring";
-import { HPA_QUEUE_METRIC, MONITORING_NAMESPACE, TRITON_METRICS_PORT_NAME, TRITON_METRICS_SERVICE_LABEL, TRITON_PORTS, tritonMetricsServiceName } from "../components/contracts";
+  HPA_QUEUE_METRIC,
+  MONITORING_NAMESPACE,
+  TRITON_METRICS_PORT_NAME,
+  TRITON_METRICS_SERVICE_LABEL,
+  TRITON_PORTS,
+  tritonMetricsServiceName,
+} from "../components/contracts";
 import { DCGM_EXPORTER } from "../components/upstream/dcgm";
 import type { RecordedResource } from "../tools/planner";
 import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
@@ -41,7 +42,8 @@ describe("monitoring component", () => {
       assert.equal(spec.replicas, 2);
       assert.deepEqual(spec.storageSpec.volumeClaimTemplate.spec.resources.requests, { storage: "200Gi" });
       assert.equal(spec.storageSpec.volumeClaimTemplate.spec.storageClassName, "gp3");
-      for (const k of ["serviceMonitorSelectorNilUsesHelmValues", "ruleSelectorNilUsesHelmValues", "podMonitorSelectorNilUsesHelmValues"]) assert.equal(spec[k], false, k);
+      for (const k of ["serviceMonitorSelectorNilUsesHelmValues", "ruleSelectorNilUsesHelmValues", "podMonitorSelectorNilUsesHelmValues"])
+        assert.equal(spec[k], false, k);
       assert.equal(kps.props.values.alertmanager.enabled, true);
       assert.equal(kps.props.values.alertmanager.alertmanagerSpec.replicas, 3);
     });
@@ -106,9 +108,17 @@ describe("monitoring component", () => {
       const groups = one(p.resources, "kubernetes:monitoring.coreos.com/v1:PrometheusRule").props.spec.groups;
       const alerts = groups.flatMap((g: any) => g.rules);
       assert.deepEqual(alerts.map((a: any) => a.alert).sort(), [
-        "GpuMemoryLeak", "GpuTemperatureHigh", "GpuUtilisationSaturated", "GpuXidError",
-        "TritonCanaryFailureRatioWorse", "TritonInferenceFailureRatioHigh", "TritonMetricsAbsent", "TritonModelNotServing",
-        "TritonP99LatencyAboveSLO", "TritonQueueTimeAboveBudget", "TritonTargetDown",
+        "GpuMemoryLeak",
+        "GpuTemperatureHigh",
+        "GpuUtilisationSaturated",
+        "GpuXidError",
+        "TritonCanaryFailureRatioWorse",
+        "TritonInferenceFailureRatioHigh",
+        "TritonMetricsAbsent",
+        "TritonModelNotServing",
+        "TritonP99LatencyAboveSLO",
+        "TritonQueueTimeAboveBudget",
+        "TritonTargetDown",
       ]);
       for (const a of alerts) {
         assert.match(a.labels.severity, /^(critical|warning)$/, a.alert);
@@ -134,7 +144,10 @@ describe("monitoring component", () => {
       const [rule] = v.rules.custom;
       assert.equal(rule.name.as, HPA_QUEUE_METRIC);
       assert.deepEqual(rule.resources.overrides.pod, { resource: "pod" });
-      assert.match(rule.metricsQuery, /rate\(nv_inference_queue_duration_us\{.*<<\.LabelMatchers>>\}\[60s\]\)\) \/ clamp_min\(sum by \(<<\.GroupBy>>\) \(rate\(nv_inference_request_success/);
+      assert.match(
+        rule.metricsQuery,
+        /rate\(nv_inference_queue_duration_us\{.*<<\.LabelMatchers>>\}\[60s\]\)\) \/ clamp_min\(sum by \(<<\.GroupBy>>\) \(rate\(nv_inference_request_success/,
+      );
     });
 
     it("ships three dashboards as ConfigMaps labelled for the Grafana sidecar", async () => {
@@ -178,7 +191,13 @@ describe("monitoring component", () => {
   });
 
   describe("builders", () => {
-    const base = { labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: true }], kubePrometheusStackVersion: "1.2.3", prometheusAdapterVersion: "4.5.6" };
+    const base = {
+      labels: {},
+      servingNamespace: "triton",
+      servingGroups: [{ name: "a", canary: true }],
+      kubePrometheusStackVersion: "1.2.3",
+      prometheusAdapterVersion: "4.5.6",
+    };
 
     it("rejects unpinned chart versions and bad sizes, naming each argument", () => {
       assert.throws(
@@ -191,7 +210,11 @@ describe("monitoring component", () => {
           assert.ok(e instanceof SettingsError, String(e));
           assert.equal(e.subject, 'invalid arguments of Monitoring "mon"');
           assert.equal(e.problems.length, 4, e.message);
-          const line = (re: RegExp) => assert.ok(e.problems.some((p) => re.test(p)), `${re} in\n${e.message}`);
+          const line = (re: RegExp) =>
+            assert.ok(
+              e.problems.some((p) => re.test(p)),
+              `${re} in\n${e.message}`,
+            );
           line(/^kubePrometheusStackVersion must be an exact version .*, got "latest"$/);
           line(/^prometheusAdapterVersion must be an exact version .*, got "\^4"$/);
           line(/^storageSize must be a size in Gi .*, got "1Ti"$/);
@@ -202,7 +225,10 @@ describe("monitoring component", () => {
     });
 
     it("keeps only declared metrics Services, escaping names for the regex", () => {
-      const [keep] = tritonRelabelConfigs([{ name: "a", canary: true }, { name: "b", canary: false }]);
+      const [keep] = tritonRelabelConfigs([
+        { name: "a", canary: true },
+        { name: "b", canary: false },
+      ]);
       assert.equal(keep.regex, "a-metrics|a-canary-metrics|b-metrics");
     });
 
@@ -247,7 +273,14 @@ describe("monitoring component", () => {
     });
 
     it("names every bad monitoring key, its rule and its value", () => {
-      const bad = { ...ok, kubePrometheusStackVersion: "latest", scrapeInterval: "5m", retension: "3d", thresholds: { failureRatio: 2 }, alerting: { enabled: "yes" } };
+      const bad = {
+        ...ok,
+        kubePrometheusStackVersion: "latest",
+        scrapeInterval: "5m",
+        retension: "3d",
+        thresholds: { failureRatio: 2 },
+        alerting: { enabled: "yes" },
+      };
       assert.throws(
         () => loadConfig(raw(bad), "s"),
         (e: unknown) => {
@@ -266,14 +299,20 @@ describe("monitoring component", () => {
 
     it("refuses a second DCGM scrape through the GPU Operator's ServiceMonitor, naming the key", () => {
       const gpu = JSON.parse(raw(ok)["triton-platform:gpu"]);
-      const withMonitor = (on: boolean) => ({ ...raw(ok), "triton-platform:gpu": JSON.stringify({ ...gpu, operator: { ...gpu.operator, serviceMonitor: on } }) });
-      assert.throws(() => loadConfig(withMonitor(true), "s"), /triton-platform:gpu\.operator\.serviceMonitor must be false: the monitoring component already scrapes dcgm-exporter/);
+      const withMonitor = (on: boolean) => ({
+        ...raw(ok),
+        "triton-platform:gpu": JSON.stringify({ ...gpu, operator: { ...gpu.operator, serviceMonitor: on } }),
+      });
+      assert.throws(
+        () => loadConfig(withMonitor(true), "s"),
+        /triton-platform:gpu\.operator\.serviceMonitor must be false: the monitoring component already scrapes dcgm-exporter/,
+      );
       assert.equal(loadConfig(withMonitor(false), "s").gpu.operator.serviceMonitor, false);
     });
 
     it("defaults to the pinned chart versions the value keys were checked against when the section is absent", () => {
       const r = raw(ok);
-      delete (r as Record<string, string>)["triton-platform:monitoring"];
+      delete r["triton-platform:monitoring"];
       const cfg = loadConfig(r, "s");
       assert.equal(cfg.monitoring.kubePrometheusStackVersion, "88.1.5");
       assert.equal(cfg.monitoring.prometheusAdapterVersion, "5.2.0");

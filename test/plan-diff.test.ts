@@ -35,10 +35,22 @@ for (const g of config.triton.groups) {
   }, { provider });
 }
 `;
-const FIXTURE_DATA = ["models:", "  - name: resnet50", "    max_batch_size: 8", "    instances: 1", "  - name: bert", "    max_batch_size: 4", "    instances: 1", ""].join("\n");
+const FIXTURE_DATA = [
+  "models:",
+  "  - name: resnet50",
+  "    max_batch_size: 8",
+  "    instances: 1",
+  "  - name: bert",
+  "    max_batch_size: 4",
+  "    instances: 1",
+  "",
+].join("\n");
 
 function git(dir: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: dir, encoding: "utf8" });
+  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -104,16 +116,31 @@ describe("plan diff against a base revision", function () {
 
   it("shows creates, and nothing else, when a serving group is added", async () => {
     // A complete group: the serving component's schema requires models, image, size and GPU.
-    const added = ["      - name: added", "        models: [resnet50]", "        image: {tag: 25.01-py3}", "        replicas: 1", "        gpu: {type: nvidia-t4}", '        cpu: "2"', "        memory: 8Gi", ""];
-    edit(`Pulumi.${STACK}.yaml`, /(    groups:\n)/, `$1${added.join("\n")}`);
+    const added = [
+      "      - name: added",
+      "        models: [resnet50]",
+      "        image: {tag: 25.01-py3}",
+      "        replicas: 1",
+      "        gpu: {type: nvidia-t4}",
+      '        cpu: "2"',
+      "        memory: 8Gi",
+      "",
+    ];
+    edit(`Pulumi.${STACK}.yaml`, /( {4}groups:\n)/, `$1${added.join("\n")}`);
     const c = await changes();
     const creates = c.resources.filter((r) => r.op === "create");
-    assert.ok(creates.some((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "group-added"), JSON.stringify(creates.map((r) => r.name)));
+    assert.ok(
+      creates.some((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "group-added"),
+      JSON.stringify(creates.map((r) => r.name)),
+    );
     // The gateway routes the new group: its content-addressed Envoy ConfigMap is replaced
     // (a new name, created before the old one is deleted) and its Deployment rolls onto it.
     // Nothing else is replaced or deleted.
     const replaced = c.resources.filter((r) => r.op === "delete" || r.op === "replace");
-    assert.deepEqual(replaced.map((r) => [r.op, r.type, r.name]), [["replace", "kubernetes:core/v1:ConfigMap", "gateway-config"]]);
+    assert.deepEqual(
+      replaced.map((r) => [r.op, r.type, r.name]),
+      [["replace", "kubernetes:core/v1:ConfigMap", "gateway-config"]],
+    );
   });
 
   it("shows one update with its property path when a tag value changes", async () => {
@@ -121,12 +148,19 @@ describe("plan diff against a base revision", function () {
     const c = await changes();
     // The provider's defaultTags, and the GPU launch template's instance/volume tags (which
     // defaultTags do not reach): two in-place updates, nothing else.
-    assert.deepEqual(c.resources.map((r) => [r.op, r.type]), [
-      ["update", "pulumi:providers:aws"],
-      ["update", "aws:ec2/launchTemplate:LaunchTemplate"],
-    ], JSON.stringify(c.resources, null, 1));
+    assert.deepEqual(
+      c.resources.map((r) => [r.op, r.type]),
+      [
+        ["update", "pulumi:providers:aws"],
+        ["update", "aws:ec2/launchTemplate:LaunchTemplate"],
+      ],
+      JSON.stringify(c.resources, null, 1),
+    );
     const [u] = c.resources;
-    assert.deepEqual(u.changes.map((p) => [p.path, p.old, p.new]), [["defaultTags.tags.team", "ml-platform", "ml-inference"]]);
+    assert.deepEqual(
+      u.changes.map((p) => [p.path, p.old, p.new]),
+      [["defaultTags.tags.team", "ml-platform", "ml-inference"]],
+    );
   });
 
   it("shows a changed secret as changed but masked, in resources and in secure: config", async () => {
@@ -156,7 +190,10 @@ describe("plan diff against a base revision", function () {
     assert.deepEqual(cm.replaceReasons, ["data"]);
     const p = cm.changes.find((x) => x.path === 'data["model-config.yaml"]');
     assert.ok(p?.lines && p.forcesReplacement, JSON.stringify(cm.changes));
-    assert.deepEqual(p.lines.filter((l) => /^[-+] /.test(l)), ["-     max_batch_size: 4", "+     max_batch_size: 16"]);
+    assert.deepEqual(
+      p.lines.filter((l) => /^[-+] /.test(l)),
+      ["-     max_batch_size: 4", "+     max_batch_size: 16"],
+    );
     assert.ok(p.lines.includes("    - name: bert"), "context lines around the change");
   });
 
@@ -237,13 +274,25 @@ describe("plan diff of crafted resources (pure)", () => {
   it("reports creates and deletes by URN, and metadata.name as replace-forcing for every kind", () => {
     const a = res("kubernetes:core/v1:Service", "svc", { metadata: { name: "a" } });
     const b = res("kubernetes:core/v1:Service", "other", { metadata: { name: "b" } });
-    assert.deepEqual(diffResources([a], [b]).map((c) => [c.op, c.name]), [["create", "other"], ["delete", "svc"]]);
+    assert.deepEqual(
+      diffResources([a], [b]).map((c) => [c.op, c.name]),
+      [
+        ["create", "other"],
+        ["delete", "svc"],
+      ],
+    );
     assert.ok(replacePaths("kubernetes:networking.k8s.io/v1:NetworkPolicy").includes("metadata.name"));
     assert.ok(!replacePaths("pulumi:providers:kubernetes").includes("metadata.name"));
   });
 
   it("line-diffs embedded JSON pretty-printed", () => {
-    const d = lineDiff(JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject" }] }), JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:*" }] }));
-    assert.deepEqual(d.filter((l) => /^[-+] /.test(l)), ['-       "Action": "s3:GetObject"', '+       "Action": "s3:*"']);
+    const d = lineDiff(
+      JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject" }] }),
+      JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:*" }] }),
+    );
+    assert.deepEqual(
+      d.filter((l) => /^[-+] /.test(l)),
+      ['-       "Action": "s3:GetObject"', '+       "Action": "s3:*"'],
+    );
   });
 });

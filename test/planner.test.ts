@@ -28,8 +28,14 @@ describe("offline planner", () => {
       assert.deepEqual(inMemory.resources, fromFile.resources);
       assert.deepEqual(inMemory.outputs, fromFile.outputs);
       assert.deepEqual(inMemory.manifests, fromFile.manifests);
-      assert.ok(inMemory.manifests.some((m) => m.kind === "StatefulSet"), "manifests returned");
-      assert.ok(inMemory.resources.every((r) => r.urn.startsWith("urn:pulumi:mem::triton-platform::")), "URNs carry the stack's name");
+      assert.ok(
+        inMemory.manifests.some((m) => m.kind === "StatefulSet"),
+        "manifests returned",
+      );
+      assert.ok(
+        inMemory.resources.every((r) => r.urn.startsWith("urn:pulumi:mem::triton-platform::")),
+        "URNs carry the stack's name",
+      );
     });
   });
 
@@ -47,7 +53,10 @@ describe("offline planner", () => {
           assert.ok(r.parent === null || written.some((x: { urn: string }) => x.urn === r.parent), `parent of ${r.urn} is recorded`);
         }
         const root = written.filter((r: { parent: string | null; type: string }) => r.parent === null && r.type !== "pulumi:providers:aws");
-        assert.deepEqual(root.map((r: { type: string }) => r.type), ["pulumi:pulumi:Stack"]);
+        assert.deepEqual(
+          root.map((r: { type: string }) => r.type),
+          ["pulumi:pulumi:Stack"],
+        );
       });
 
       it("writes one schema-valid manifest per Kubernetes object", async () => {
@@ -81,7 +90,10 @@ describe("offline planner", () => {
 
       it("passes its policies", async () => {
         const p = await plan(stack);
-        assert.deepEqual(p.report.violations.filter((v) => v.level === "mandatory"), []);
+        assert.deepEqual(
+          p.report.violations.filter((v) => v.level === "mandatory"),
+          [],
+        );
       });
     });
   }
@@ -128,7 +140,10 @@ describe("offline planner", () => {
       const r = runTool(dir, "plan", ["--stack", "prod", "--out", out, "--json"]);
       assert.equal(r.status, 0, r.stderr);
       const report = JSON.parse(r.stdout);
-      assert.deepEqual(report.stacks.map((s: { stack: string }) => s.stack), ["prod"]);
+      assert.deepEqual(
+        report.stacks.map((s: { stack: string }) => s.stack),
+        ["prod"],
+      );
       assert.ok(report.stacks[0].countsByType["kubernetes:core/v1:Namespace"] >= 1);
       assert.ok(fs.existsSync(path.join(out, "prod", "resources.json")));
       assert.ok(!fs.existsSync(path.join(out, "dev")));

@@ -18,7 +18,16 @@ const labels = { "app.kubernetes.io/part-of": "triton-platform", "app.kubernetes
 function compliant(): RecordedResource[] {
   return [
     { urn: STACK, type: "pulumi:pulumi:Stack", name: "triton-platform-t", custom: false, parent: null, provider: null, dependencies: [], props: {} },
-    { urn: K8S_PROVIDER, type: "pulumi:providers:kubernetes", name: "cluster-k8s", custom: true, parent: STACK, provider: null, dependencies: [], props: { kubeconfig: "[secret]" } },
+    {
+      urn: K8S_PROVIDER,
+      type: "pulumi:providers:kubernetes",
+      name: "cluster-k8s",
+      custom: true,
+      parent: STACK,
+      provider: null,
+      dependencies: [],
+      props: { kubeconfig: "[secret]" },
+    },
     {
       urn: AWS_PROVIDER,
       type: "pulumi:providers:aws",
@@ -27,7 +36,10 @@ function compliant(): RecordedResource[] {
       parent: STACK,
       provider: null,
       dependencies: [],
-      props: { region: "us-east-1", defaultTags: JSON.stringify({ tags: { "triton-platform:environment": "prod", "triton-platform:stack": "prod", "managed-by": "pulumi" } }) },
+      props: {
+        region: "us-east-1",
+        defaultTags: JSON.stringify({ tags: { "triton-platform:environment": "prod", "triton-platform:stack": "prod", "managed-by": "pulumi" } }),
+      },
     },
     {
       urn: "urn:pulumi:t::triton-platform::kubernetes:core/v1:Namespace::triton",
@@ -80,8 +92,15 @@ describe("policy evaluation (offline)", () => {
     const rs = compliant();
     rs[3].provider = null;
     delete rs[3].props.metadata.labels["app.kubernetes.io/part-of"];
-    const vs = await evaluatePolicies(foundationRules, rs, { all: "advisory", "k8s-explicit-provider": { enforcementLevel: "mandatory" }, "k8s-standard-labels": "disabled" });
-    assert.deepEqual(vs.map((v) => [v.policy, v.level]), [["k8s-explicit-provider", "mandatory"]]);
+    const vs = await evaluatePolicies(foundationRules, rs, {
+      all: "advisory",
+      "k8s-explicit-provider": { enforcementLevel: "mandatory" },
+      "k8s-standard-labels": "disabled",
+    });
+    assert.deepEqual(
+      vs.map((v) => [v.policy, v.level]),
+      [["k8s-explicit-provider", "mandatory"]],
+    );
   });
 
   it("names the resource of a violation by type and name", async () => {
@@ -101,7 +120,10 @@ describe("policy evaluation (offline)", () => {
   it("rejects a policy config naming an unknown policy, level or setting", () => {
     assert.throws(() => checkPolicyConfig(rules, { "no-such-rule": "mandatory" }, "x.json"), /"no-such-rule" is not a policy of the pack/);
     assert.throws(() => checkPolicyConfig(rules, { all: "fatal" as never }, "x.json"), /enforcement level "fatal"/);
-    assert.throws(() => checkPolicyConfig(rules, { "k8s-standard-labels": { enforcementLevel: "mandatory", threshold: 3 } }, "x.json"), /not in the policy's configSchema/);
+    assert.throws(
+      () => checkPolicyConfig(rules, { "k8s-standard-labels": { enforcementLevel: "mandatory", threshold: 3 } }, "x.json"),
+      /not in the policy's configSchema/,
+    );
   });
 
   it("evaluates at a stack's levels file: the fixture shapes' levels, prod and staging mandatory, dev advisory", async () => {
@@ -134,7 +156,10 @@ describe("policy evaluation (offline)", () => {
       const v = runTool(project, "policy", ["--resources", bad, "--stack", "prod", "--json"]);
       assert.equal(v.status, 1, v.stderr);
       const report = JSON.parse(v.stdout);
-      assert.deepEqual(report.stacks[0].violations.map((x: { policy: string; level: string }) => [x.policy, x.level]), [["k8s-explicit-provider", "mandatory"]]);
+      assert.deepEqual(
+        report.stacks[0].violations.map((x: { policy: string; level: string }) => [x.policy, x.level]),
+        [["k8s-explicit-provider", "mandatory"]],
+      );
       const advisory = runTool(project, "policy", ["--resources", bad, "--stack", "dev"]);
       assert.equal(advisory.status, 0, "advisory violations do not fail");
       assert.match(advisory.stdout, /\[advisory\] k8s-explicit-provider/);

@@ -15,7 +15,11 @@ describe("policy pack layout", () => {
 
   it("every rule is a named export of the file of its domain, and of no other file", () => {
     const exportsOf = new Map<string, Rule[]>(
-      ruleFiles.map((f) => [f.replace(/\.ts$/, ""), Object.values(require(path.join(RULES_DIR, f)) as Record<string, unknown>).filter((v): v is Rule => rules.includes(v as Rule))]),
+      ruleFiles.map((f) => [
+        f.replace(/\.ts$/, ""),
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- every rule file by path: the test must see each file's own exports
+        Object.values(require(path.join(RULES_DIR, f)) as Record<string, unknown>).filter((v): v is Rule => rules.includes(v as Rule)),
+      ]),
     );
     for (const r of rules) {
       const named = exportsOf.get(r.domain);
@@ -27,6 +31,7 @@ describe("policy pack layout", () => {
 
   it("the helper modules hold no rule", () => {
     for (const f of NOT_RULE_FILES.filter((x) => x !== "index.ts")) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- each helper module by path, as above
       const found = Object.values(require(path.join(RULES_DIR, f)) as Record<string, unknown>).filter((v) => rules.includes(v as Rule));
       assert.deepEqual(found, [], f);
     }
@@ -36,15 +41,32 @@ describe("policy pack layout", () => {
     const r = rules.find((x) => x.name === "k8s-explicit-provider")!;
     assert.equal(r.kind, "resource");
     if (r.kind !== "resource") return;
-    const resource = { type: "kubernetes:core/v1:Namespace", name: "triton", urn: "urn:x", props: { apiVersion: "v1", kind: "Namespace" }, provider: undefined };
+    const resource = {
+      type: "kubernetes:core/v1:Namespace",
+      name: "triton",
+      urn: "urn:x",
+      props: { apiVersion: "v1", kind: "Namespace" },
+      provider: undefined,
+    };
     const findings = r.check(resource, {});
     assert.equal(findings.length, 1);
     const reported: string[] = [];
     const validate = r.validateResource as import("@pulumi/policy").ResourceValidation;
     await validate(
-      { ...resource, opts: {} as never, stackTags: new Map(), getConfig: () => ({}) as never, notApplicable: () => undefined as never, isType: () => false, asType: () => undefined } as never,
+      {
+        ...resource,
+        opts: {} as never,
+        stackTags: new Map(),
+        getConfig: () => ({}) as never,
+        notApplicable: () => undefined as never,
+        isType: () => false,
+        asType: () => undefined,
+      } as never,
       (message: string) => reported.push(message),
     );
-    assert.deepEqual(reported, findings.map((f) => f.message));
+    assert.deepEqual(
+      reported,
+      findings.map((f) => f.message),
+    );
   });
 });

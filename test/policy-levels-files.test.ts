@@ -15,13 +15,16 @@ describe("policy levels files (policies/config/<stack>.json)", function () {
   this.timeout(120_000);
 
   it("a missing file is a usage error naming the file and the closest one to copy", () => {
-    assert.throws(() => readPolicyConfig(POLICIES, "prdo"), (e: Error) => {
-      assert.equal(e.name, "UsageError");
-      assert.match(e.message, /no policy levels file .*policies\/config\/prdo\.json for stack prdo/);
-      assert.match(e.message, /cp policies\/config\/prod\.json policies\/config\/prdo\.json/);
-      assert.match(e.message, /did you mean --stack prod\?/);
-      return true;
-    });
+    assert.throws(
+      () => readPolicyConfig(POLICIES, "prdo"),
+      (e: Error) => {
+        assert.equal(e.name, "UsageError");
+        assert.match(e.message, /no policy levels file .*policies\/config\/prdo\.json for stack prdo/);
+        assert.match(e.message, /cp policies\/config\/prod\.json policies\/config\/prdo\.json/);
+        assert.match(e.message, /did you mean --stack prod\?/);
+        return true;
+      },
+    );
     // With the stack file's environment known, the environment's reference levels are the ones to copy.
     assert.throws(() => readPolicyConfig(POLICIES, "perf", "prod"), /cp policies\/config\/prod\.json policies\/config\/perf\.json/);
   });

@@ -97,17 +97,21 @@ export const MUTATIONS: Mutation[] = [
   {
     rule: "gpu-operator-matches-node-image",
     breaks: "has the GPU Operator install a driver on AL2023 NVIDIA nodes that ship one",
-    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "gpu-operator").props.values.driver = { enabled: true, version: "580.105.08" }),
+    mutate: (rs) =>
+      (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "gpu-operator").props.values.driver = { enabled: true, version: "580.105.08" }),
   },
   {
     rule: "firewall-no-world-ingress-on-triton-ports",
     breaks: "opens the gateway load balancer's 8000-8001 to 0.0.0.0/0",
-    mutate: (rs) => (first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (r) => r.props.cidrIpv4 !== undefined).props.cidrIpv4 = "0.0.0.0/0"),
+    mutate: (rs) =>
+      (first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (r) => r.props.cidrIpv4 !== undefined).props.cidrIpv4 = "0.0.0.0/0"),
   },
   {
     rule: "firewall-triton-metrics-only-from-monitoring",
     breaks: "admits any source to Triton's metrics port",
-    mutate: (rs) => delete first(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec.ingress[0].from,
+    mutate: (rs) =>
+      delete first(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec.ingress[0]
+        .from,
   },
   {
     rule: "firewall-networkpolicy-selects-every-triton-pod",
@@ -127,7 +131,8 @@ export const MUTATIONS: Mutation[] = [
     mutate: (rs) =>
       editEnvoy(rs, (c) =>
         walk(c, (o) => {
-          if (o.request_mirror_policies) for (const m of o.request_mirror_policies) m.runtime_fraction.default_value = { numerator: 50, denominator: "HUNDRED" };
+          if (o.request_mirror_policies)
+            for (const m of o.request_mirror_policies) m.runtime_fraction.default_value = { numerator: 50, denominator: "HUNDRED" };
         }),
       ),
   },
@@ -203,7 +208,8 @@ export const MUTATIONS: Mutation[] = [
   {
     rule: "monitoring-grafana-admin-secret",
     breaks: "gives Grafana the chart's literal admin password",
-    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.grafana.adminPassword = "prom-operator"),
+    mutate: (rs) =>
+      (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.grafana.adminPassword = "prom-operator"),
   },
   {
     rule: "monitoring-alerting-in-prod",
@@ -270,7 +276,9 @@ export const MUTATIONS: Mutation[] = [
     breaks: "switches to poll mode without --load-model",
     mutate: (rs) => {
       const c = tritonContainer(rs);
-      c.args = c.args.filter((a: string) => !a.startsWith("--load-model=")).map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
+      c.args = c.args
+        .filter((a: string) => !a.startsWith("--load-model="))
+        .map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
     },
   },
   // Stack-wide rules (policies/rules/stack.ts): each breaks the link between two components.
@@ -288,7 +296,12 @@ export const MUTATIONS: Mutation[] = [
     rule: "gateway-clusters-defined",
     breaks: "misspells the mirror cluster of one route",
     mutate: (rs) =>
-      editEnvoy(rs, (c) => (c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster = "vision-canary-htp")),
+      editEnvoy(
+        rs,
+        (c) =>
+          (c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster =
+            "vision-canary-htp"),
+      ),
   },
   {
     rule: "hpa-target-exists",
@@ -313,7 +326,11 @@ export const MUTATIONS: Mutation[] = [
 
 function runPolicy(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--require", path.join(ROOT, "tools", "register.cjs"), path.join(ROOT, "tools", "policy.ts"), "--resources", file, "--stack", "prod", "--json"], { cwd: ROOT });
+    const child = spawn(
+      process.execPath,
+      ["--require", path.join(ROOT, "tools", "register.cjs"), path.join(ROOT, "tools", "policy.ts"), "--resources", file, "--stack", "prod", "--json"],
+      { cwd: ROOT },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -347,7 +364,9 @@ describe("policy pack mutation test (prod plan, npm run policy)", function () {
           const r = await runPolicy(file);
           const vs: Violation[] = r.stdout ? JSON.parse(r.stdout).stacks[0].violations : [];
           // A person can act on it: resource type and name, property path (named in the message) and value, remediation.
-          const unlocated = vs.filter((v) => !(v.type && v.name && v.path && "value" in v && v.message.includes(v.path) && v.remediation)).map((v) => JSON.stringify(v));
+          const unlocated = vs
+            .filter((v) => !(v.type && v.name && v.path && "value" in v && v.message.includes(v.path) && v.remediation))
+            .map((v) => JSON.stringify(v));
           return { m, status: r.status, fired: [...new Set<string>(vs.map((v) => v.policy))], levels: vs.map((v) => v.level), unlocated, stderr: r.stderr };
         }),
       );
@@ -356,9 +375,14 @@ describe("policy pack mutation test (prod plan, npm run policy)", function () {
     const [clean, ...mutated] = results;
     assert.equal(clean.status, 0, `unmutated prod plan: ${clean.fired.join(", ")} ${clean.stderr}`);
     assert.deepEqual(clean.fired, []);
-    const wrong = mutated.filter((r) => r.status !== 1 || r.fired.length !== 1 || r.fired[0] !== r.m.rule || r.levels.some((l) => l !== "mandatory") || r.unlocated.length > 0);
+    const wrong = mutated.filter(
+      (r) => r.status !== 1 || r.fired.length !== 1 || r.fired[0] !== r.m.rule || r.levels.some((l) => l !== "mandatory") || r.unlocated.length > 0,
+    );
     assert.deepEqual(
-      wrong.map((r) => `${r.m.rule} (${r.m.breaks}): exit ${r.status}, fired [${r.fired.join(", ")}] ${r.unlocated.length ? `without path/value: ${r.unlocated.join(" ")}` : ""} ${r.stderr}`),
+      wrong.map(
+        (r) =>
+          `${r.m.rule} (${r.m.breaks}): exit ${r.status}, fired [${r.fired.join(", ")}] ${r.unlocated.length ? `without path/value: ${r.unlocated.join(" ")}` : ""} ${r.stderr}`,
+      ),
       [],
     );
   });

@@ -19,12 +19,12 @@ function startPack(): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
-    child.stdout!.on("data", (d) => {
+    child.stdout.on("data", (d) => {
       out += d;
       const m = /^(\d+)\s*$/m.exec(out);
       if (m) resolve({ child, port: Number(m[1]) });
     });
-    child.stderr!.on("data", (d) => (err += d));
+    child.stderr.on("data", (d) => (err += d));
     child.on("exit", (code) => reject(new Error(`policy pack exited ${code} before serving:\n${err}\n${out}`)));
   });
 }
@@ -42,7 +42,10 @@ describe("policy pack entry file", function () {
     const info = await new Promise<AnalyzerInfo>((resolve, reject) => client.getAnalyzerInfo(new Empty(), (e, r) => (e ? reject(e) : resolve(r))));
     client.close();
     assert.equal(info.getName(), "triton-platform");
-    const served = info.getPoliciesList().map((p) => p.getName()).sort();
+    const served = info
+      .getPoliciesList()
+      .map((p) => p.getName())
+      .sort();
     assert.deepEqual(served, rules.map((r) => r.name).sort());
   });
 });

@@ -43,7 +43,7 @@ describe("settings documentation", () => {
 
   it("every key of the stack configuration is documented in its schema", () => {
     const missing = Object.entries(sections).flatMap(([name, s]) =>
-      [{ key: "", description: documentKeys(v.object({ [name]: s as v.GenericSchema }))[0].description }, ...documentKeys(s as v.GenericSchema)]
+      [{ key: "", description: documentKeys(v.object({ [name]: s }))[0].description }, ...documentKeys(s as v.GenericSchema)]
         .filter((r) => r.description === "")
         .map((r) => (r.key ? `${name}.${r.key}` : name)),
     );

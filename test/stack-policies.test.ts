@@ -10,7 +10,15 @@ import { gpuNodesSpanZones } from "../policies/rules/gpu-nodes";
 import { crdObjectsDependOnRelease, tritonMetricsScraped } from "../policies/rules/monitoring";
 import { hpaTargetExists } from "../policies/rules/triton";
 import type { RecordedResource } from "../tools/planner";
-import { SERVICE_MONITOR as SM, PROMETHEUS_RULE as PROM_RULE, HELM_RELEASE as RELEASE, SERVICE, HORIZONTAL_POD_AUTOSCALER as HPA, NODE_GROUP, CONFIG_MAP } from "../policies/rules/types";
+import {
+  SERVICE_MONITOR as SM,
+  PROMETHEUS_RULE as PROM_RULE,
+  HELM_RELEASE as RELEASE,
+  SERVICE,
+  HORIZONTAL_POD_AUTOSCALER as HPA,
+  NODE_GROUP,
+  CONFIG_MAP,
+} from "../policies/rules/types";
 
 const ZONES_TAG = "triton-platform:zones";
 
@@ -54,7 +62,14 @@ describe("stack-wide policies", () => {
     }
     assert.deepEqual(
       stackRules.map((r) => r.name),
-      ["triton-metrics-scraped", "gateway-canary-mirrored", "gateway-clusters-defined", "hpa-target-exists", "crd-objects-depend-on-release", "gpu-nodes-span-zones"],
+      [
+        "triton-metrics-scraped",
+        "gateway-canary-mirrored",
+        "gateway-clusters-defined",
+        "hpa-target-exists",
+        "crd-objects-depend-on-release",
+        "gpu-nodes-span-zones",
+      ],
     );
   });
 
@@ -106,7 +121,11 @@ describe("stack-wide policies", () => {
         job_name: "triton",
         kubernetes_sd_configs: [{ role: "endpoints", namespaces: { names: ["triton"] } }],
         relabel_configs: [
-          { action: "keep", source_labels: ["__meta_kubernetes_service_label_app_kubernetes_io_component", "__meta_kubernetes_endpoint_port_name"], regex: "metrics;metrics" },
+          {
+            action: "keep",
+            source_labels: ["__meta_kubernetes_service_label_app_kubernetes_io_component", "__meta_kubernetes_endpoint_port_name"],
+            regex: "metrics;metrics",
+          },
         ],
       });
       assert.deepEqual(await violations(P, rs), []);
@@ -131,7 +150,10 @@ describe("stack-wide policies", () => {
       assert.equal(vs[0].type, CONFIG_MAP);
       assert.equal(vs[0].path, 'data["envoy.json"]..request_mirror_policies[*].cluster');
       assert.deepEqual(vs[0].value, []);
-      assert.match(vs[0].message, /none mirrors \(above 0 %\) to a cluster reaching canary StatefulSet triton\/vision-canary through its Services \["vision-canary-metrics","vision-canary-headless","vision-canary"\]/);
+      assert.match(
+        vs[0].message,
+        /none mirrors \(above 0 %\) to a cluster reaching canary StatefulSet triton\/vision-canary through its Services \["vision-canary-metrics","vision-canary-headless","vision-canary"\]/,
+      );
     });
     it("fires when the mirror fraction is zero", async () => {
       const rs = await planned();
@@ -173,7 +195,10 @@ describe("stack-wide policies", () => {
       editEnvoy(rs, (c) => (firstRoute(c).route.request_mirror_policies[0].cluster = "vision-canary-htp"));
       const vs = await violations(P, rs);
       assert.equal(vs.length, 1);
-      assert.equal(vs[0].path, 'data["envoy.json"].static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster');
+      assert.equal(
+        vs[0].path,
+        'data["envoy.json"].static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster',
+      );
       assert.equal(vs[0].value, "vision-canary-htp");
       assert.match(vs[0].message, /is "vision-canary-htp", which static_resources\.clusters does not define/);
     });
@@ -183,10 +208,18 @@ describe("stack-wide policies", () => {
         firstRoute(c).route.cluster = "vision-primary-htp";
         const second = c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[1];
         delete second.route.cluster;
-        second.route.weighted_clusters = { clusters: [{ name: "vision-primary-http", weight: 90 }, { name: "nowhere", weight: 10 }] };
+        second.route.weighted_clusters = {
+          clusters: [
+            { name: "vision-primary-http", weight: 90 },
+            { name: "nowhere", weight: 10 },
+          ],
+        };
       });
       const vs = await violations(P, rs);
-      assert.deepEqual(vs.map((v) => v.value), ["vision-primary-htp", "nowhere"]);
+      assert.deepEqual(
+        vs.map((v) => v.value),
+        ["vision-primary-htp", "nowhere"],
+      );
     });
   });
 
@@ -221,7 +254,10 @@ describe("stack-wide policies", () => {
       assert.equal(vs[0].type, PROM_RULE);
       assert.equal(vs[0].path, "dependencies");
       assert.deepEqual(vs[0].value, []);
-      assert.match(vs[0].message, /PrometheusRule triton-platform-alerts: dependencies \[\] include no release of chart kube-prometheus-stack \(monitoring-kube-prometheus-stack\)/);
+      assert.match(
+        vs[0].message,
+        /PrometheusRule triton-platform-alerts: dependencies \[\] include no release of chart kube-prometheus-stack \(monitoring-kube-prometheus-stack\)/,
+      );
     });
     it("accepts a dependency through another resource (the engine orders transitively)", async () => {
       const rs = await planned();
@@ -242,10 +278,19 @@ describe("stack-wide policies", () => {
       const rs = (await planned()).filter((r) => r.props.chart !== "kube-prometheus-stack");
       assert.equal((await violations(P, rs)).length, 2, "ServiceMonitor and PrometheusRule");
       const withGpu = await planned();
-      withGpu.push({ ...find(withGpu, SM), urn: "urn:pulumi:prod::triton-platform::kubernetes:nvidia.com/v1:ClusterPolicy::cp", type: "kubernetes:nvidia.com/v1:ClusterPolicy", name: "cp", dependencies: [] });
+      withGpu.push({
+        ...find(withGpu, SM),
+        urn: "urn:pulumi:prod::triton-platform::kubernetes:nvidia.com/v1:ClusterPolicy::cp",
+        type: "kubernetes:nvidia.com/v1:ClusterPolicy",
+        name: "cp",
+        dependencies: [],
+      });
       assert.deepEqual(await violations(P, withGpu), []);
       const vs = await violations(P, withGpu, { crdCharts: { "monitoring.coreos.com": "kube-prometheus-stack", "nvidia.com": "gpu-operator" } });
-      assert.deepEqual(vs.map((v) => v.name), ["cp"]);
+      assert.deepEqual(
+        vs.map((v) => v.name),
+        ["cp"],
+      );
     });
   });
 
@@ -260,7 +305,10 @@ describe("stack-wide policies", () => {
       assert.equal(vs.length, 1);
       assert.equal(vs[0].path, `tags["${ZONES_TAG}"]`);
       assert.equal(vs[0].value, "us-east-1a us-east-1b");
-      assert.match(vs[0].message, /^NodeGroup gpu \(nvidia-l4, prod\): tags\["triton-platform:zones"\] is "us-east-1a us-east-1b" .* span 2 zone\(s\), need >= 3$/);
+      assert.match(
+        vs[0].message,
+        /^NodeGroup gpu \(nvidia-l4, prod\): tags\["triton-platform:zones"\] is "us-east-1a us-east-1b" .* span 2 zone\(s\), need >= 3$/,
+      );
     });
     it("fires when the zones are not recorded, and when fewer nodes than zones may run", async () => {
       let rs = await planned();
@@ -308,15 +356,21 @@ describe("stack-wide policies", () => {
       ]) {
         const rs = await planned(stack);
         editEnvoy(rs, dropMirrors);
-        assert.deepEqual((await checkAtLevels(rs, stack)).map((v) => [v.policy, v.level]), [["gateway-canary-mirrored", level]], stack);
+        assert.deepEqual(
+          (await checkAtLevels(rs, stack)).map((v) => [v.policy, v.level]),
+          [["gateway-canary-mirrored", level]],
+          stack,
+        );
       }
     });
     it("dev only advises: the same break fires at advisory level, which never fails a dev plan", async () => {
       const rs = await planned("dev");
       find(rs, HPA).props.spec.scaleTargetRef.name = "vison";
       const vs = await checkAtLevels(rs, "dev");
-      assert.deepEqual(vs.map((v) => [v.policy, v.level]), [["hpa-target-exists", "advisory"]]);
+      assert.deepEqual(
+        vs.map((v) => [v.policy, v.level]),
+        [["hpa-target-exists", "advisory"]],
+      );
     });
   });
 });
-

@@ -26,7 +26,10 @@ function problems(raw: Record<string, string>): string[] {
 
 function expectProblem(raw: Record<string, string>, re: RegExp) {
   const ps = problems(raw);
-  assert.ok(ps.some((p) => re.test(p)), `expected ${re} among:\n${ps.join("\n") || "(no problems)"}`);
+  assert.ok(
+    ps.some((p) => re.test(p)),
+    `expected ${re} among:\n${ps.join("\n") || "(no problems)"}`,
+  );
 }
 
 describe("serving group config", () => {
@@ -68,9 +71,18 @@ describe("serving group config", () => {
   });
 
   it("an unknown, false or deprecated flag in extraArgs is an error naming the flag", () => {
-    expectProblem(prodWith((g) => g.extraArgs.push("--gpus=all")), /groups\[0\]\.extraArgs\[1\] must be a real, current tritonserver flag.*--gpus: is not a tritonserver flag/);
-    expectProblem(prodWith((g) => g.extraArgs.push("--strict-model-config=false")), /extraArgs\[1\].*--strict-model-config: is deprecated upstream; use --disable-auto-complete-config/);
-    expectProblem(prodWith((g) => g.extraArgs.push("--load-model=other")), /extraArgs\[1\].*--load-model: is set from the group's typed settings/);
+    expectProblem(
+      prodWith((g) => g.extraArgs.push("--gpus=all")),
+      /groups\[0\]\.extraArgs\[1\] must be a real, current tritonserver flag.*--gpus: is not a tritonserver flag/,
+    );
+    expectProblem(
+      prodWith((g) => g.extraArgs.push("--strict-model-config=false")),
+      /extraArgs\[1\].*--strict-model-config: is deprecated upstream; use --disable-auto-complete-config/,
+    );
+    expectProblem(
+      prodWith((g) => g.extraArgs.push("--load-model=other")),
+      /extraArgs\[1\].*--load-model: is set from the group's typed settings/,
+    );
   });
 
   it("an exit timeout not below the grace period is an error on exitTimeoutSecs", () => {
@@ -81,19 +93,40 @@ describe("serving group config", () => {
   });
 
   it("image tags must be releases; latest and unknown keys are refused", () => {
-    expectProblem(prodWith((g) => (g.image.tag = "latest")), /groups\[0\]\.image\.tag must be a Triton release tag.*got "latest"/);
-    expectProblem(prodWith((g) => (g.replica = 3)), /groups\[0\]\.replica is not a known key/);
-    expectProblem(prodWith((g) => (g.canary.replicsa = 1)), /groups\[0\]\.canary\.replicsa is not a known key/);
+    expectProblem(
+      prodWith((g) => (g.image.tag = "latest")),
+      /groups\[0\]\.image\.tag must be a Triton release tag.*got "latest"/,
+    );
+    expectProblem(
+      prodWith((g) => (g.replica = 3)),
+      /groups\[0\]\.replica is not a known key/,
+    );
+    expectProblem(
+      prodWith((g) => (g.canary.replicsa = 1)),
+      /groups\[0\]\.canary\.replicsa is not a known key/,
+    );
   });
 
   it("HPA bounds must contain the replica count", () => {
-    expectProblem(prodWith((g) => (g.hpa.min = 4)), /groups\[0\]\.replicas must be between hpa\.min \(4\) and hpa\.max \(9\)/);
-    expectProblem(prodWith((g) => (g.hpa.max = 2)), /groups\[0\]\.hpa\.min must be <= hpa\.max \(2\)/);
+    expectProblem(
+      prodWith((g) => (g.hpa.min = 4)),
+      /groups\[0\]\.replicas must be between hpa\.min \(4\) and hpa\.max \(9\)/,
+    );
+    expectProblem(
+      prodWith((g) => (g.hpa.max = 2)),
+      /groups\[0\]\.hpa\.min must be <= hpa\.max \(2\)/,
+    );
   });
 
   it("explicit model control needs models; other modes refuse them", () => {
-    expectProblem(prodWith((g) => delete g.models), /groups\[0\]\.models must list the models to load/);
-    expectProblem(prodWith((g) => (g.modelControlMode = "poll")), /groups\[0\]\.models must be left out with modelControlMode "poll"/);
+    expectProblem(
+      prodWith((g) => delete g.models),
+      /groups\[0\]\.models must list the models to load/,
+    );
+    expectProblem(
+      prodWith((g) => (g.modelControlMode = "poll")),
+      /groups\[0\]\.models must be left out with modelControlMode "poll"/,
+    );
   });
 
   it("a group's GPU type must be the one the GPU node group is labelled with", () => {
@@ -120,7 +153,11 @@ describe("serving group config", () => {
             g.memory = `${mem}Gi`;
           }),
         );
-        assert.equal(ps.some((p) => p.includes(".shmSize ")), shm >= mem, ps.join("\n"));
+        assert.equal(
+          ps.some((p) => p.includes(".shmSize ")),
+          shm >= mem,
+          ps.join("\n"),
+        );
       }),
       { numRuns: 100 },
     );

@@ -7,7 +7,11 @@ import { HORIZONTAL_POD_AUTOSCALER, POD_DISRUPTION_BUDGET, STATEFUL_SET } from "
 import { standardLabels } from "../components/naming";
 import { resolveTritonServer, tritonHorizontalPodAutoscaler, tritonPodDisruptionBudget, tritonStatefulSet } from "../components/triton";
 
-const TYPES: Record<string, string> = { StatefulSet: STATEFUL_SET, PodDisruptionBudget: POD_DISRUPTION_BUDGET, HorizontalPodAutoscaler: HORIZONTAL_POD_AUTOSCALER };
+const TYPES: Record<string, string> = {
+  StatefulSet: STATEFUL_SET,
+  PodDisruptionBudget: POD_DISRUPTION_BUDGET,
+  HorizontalPodAutoscaler: HORIZONTAL_POD_AUTOSCALER,
+};
 
 /** A compliant prod serving group (primary StatefulSet, its PDB and HPA) as the planner records it. */
 function compliant(environment: "prod" | "dev" = "prod"): RecordedResource[] {
@@ -67,7 +71,8 @@ const CASES: { rule: string; breaks: (sts: any, all: RecordedResource[]) => void
   {
     rule: "triton-shm-sized",
     breaks: (s) => (s.spec.template.spec.volumes[0].emptyDir = { medium: "Memory" }),
-    message: /volume dshm at \/dev\/shm \(spec\.template\.spec\.volumes\[0\]\.emptyDir\) is \{"medium":"Memory"\}, must be emptyDir \{medium: Memory, sizeLimit\}/,
+    message:
+      /volume dshm at \/dev\/shm \(spec\.template\.spec\.volumes\[0\]\.emptyDir\) is \{"medium":"Memory"\}, must be emptyDir \{medium: Memory, sizeLimit\}/,
   },
   {
     rule: "triton-startup-probe",
@@ -108,7 +113,9 @@ const CASES: { rule: string; breaks: (sts: any, all: RecordedResource[]) => void
     rule: "triton-explicit-model-control",
     breaks: (s) => {
       const c = tritonC(s);
-      c.args = c.args.filter((a: string) => !a.startsWith("--load-model")).map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
+      c.args = c.args
+        .filter((a: string) => !a.startsWith("--load-model"))
+        .map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
     },
     message: /args has --model-control-mode=poll, must be explicit/,
   },
@@ -143,40 +150,69 @@ describe("Triton policy rules", () => {
   }
 
   it("triton-gpu-limits-equal-requests fires when the GPU limit is missing", async () => {
-    const v = await violations("triton-gpu-limits-equal-requests", broken((s) => delete tritonC(s).resources.limits["nvidia.com/gpu"]));
+    const v = await violations(
+      "triton-gpu-limits-equal-requests",
+      broken((s) => delete tritonC(s).resources.limits["nvidia.com/gpu"]),
+    );
     assert.match(v[0], /limits\["nvidia\.com\/gpu"\] is undefined, must be an integer >= 1/);
   });
 
   it("triton-shm-sized fires when shm is not below the memory limit", async () => {
-    const v = await violations("triton-shm-sized", broken((s) => (s.spec.template.spec.volumes[0].emptyDir.sizeLimit = "24Gi")));
+    const v = await violations(
+      "triton-shm-sized",
+      broken((s) => (s.spec.template.spec.volumes[0].emptyDir.sizeLimit = "24Gi")),
+    );
     assert.match(v[0], /\/dev\/shm spec\.template\.spec\.volumes\[0\]\.emptyDir\.sizeLimit 24Gi must be below .*resources\.limits\.memory \(24Gi\)/);
   });
 
   it("triton-startup-probe fires when the probe allows less than the minimum start-up time", async () => {
-    const v = await violations("triton-startup-probe", broken((s) => (tritonC(s).startupProbe.failureThreshold = 3)));
+    const v = await violations(
+      "triton-startup-probe",
+      broken((s) => (tritonC(s).startupProbe.failureThreshold = 3)),
+    );
     assert.match(v[0], /allows 30s \(periodSeconds × failureThreshold\), below 60s/);
   });
 
   it("triton-pdb-exists: a PDB in another namespace or for another track does not cover the StatefulSet", async () => {
-    const otherNs = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.metadata.namespace = "default")));
+    const otherNs = await violations(
+      "triton-pdb-exists",
+      broken((_s, all) => (all[1].props.metadata.namespace = "default")),
+    );
     assert.equal(otherNs.length, 1);
-    const otherTrack = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.spec.selector.matchLabels.track = "canary")));
+    const otherTrack = await violations(
+      "triton-pdb-exists",
+      broken((_s, all) => (all[1].props.spec.selector.matchLabels.track = "canary")),
+    );
     assert.equal(otherTrack.length, 1);
   });
 
   it("triton-pdb-exists reads matchExpressions: a PDB whose expressions select the pods covers them, one whose expressions exclude them does not", async () => {
     const byExpressions = (operator: string, values: string[]) =>
-      broken((_s, all) => (all[1].props.spec.selector = { matchExpressions: [{ key: "app.kubernetes.io/instance", operator, values }, { key: "track", operator: "In", values: ["primary"] }] }));
+      broken(
+        (_s, all) =>
+          (all[1].props.spec.selector = {
+            matchExpressions: [
+              { key: "app.kubernetes.io/instance", operator, values },
+              { key: "track", operator: "In", values: ["primary"] },
+            ],
+          }),
+      );
     assert.deepEqual(await violations("triton-pdb-exists", byExpressions("In", ["vision"])), []);
     const v = await violations("triton-pdb-exists", byExpressions("NotIn", ["vision"]));
     assert.equal(v.length, 1);
     assert.match(v[0], /\(spec\.template\.metadata\.labels\)$/);
-    const mixed = await violations("triton-pdb-exists", broken((_s, all) => (all[1].props.spec.selector.matchExpressions = [{ key: "track", operator: "DoesNotExist" }])));
+    const mixed = await violations(
+      "triton-pdb-exists",
+      broken((_s, all) => (all[1].props.spec.selector.matchExpressions = [{ key: "track", operator: "DoesNotExist" }])),
+    );
     assert.equal(mixed.length, 1, "matchLabels match but an expression excludes the pods");
   });
 
   it("triton-min-replicas also reads the HPA's minReplicas", async () => {
-    const v = await violations("triton-min-replicas", broken((_s, all) => (all[2].props.spec.minReplicas = 1)));
+    const v = await violations(
+      "triton-min-replicas",
+      broken((_s, all) => (all[2].props.spec.minReplicas = 1)),
+    );
     assert.match(v[0], /HorizontalPodAutoscaler vision: spec\.minReplicas is 1, must be >= 3/);
   });
 
@@ -184,13 +220,29 @@ describe("Triton policy rules", () => {
     const dev = broken((s) => {
       s.spec.replicas = 1;
       s.spec.template.spec.topologySpreadConstraints = [];
-      tritonC(s).args = tritonC(s).args.map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a)).filter((a: string) => !a.startsWith("--load-model"));
+      tritonC(s).args = tritonC(s)
+        .args.map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a))
+        .filter((a: string) => !a.startsWith("--load-model"));
     }, "dev");
     for (const name of ["triton-min-replicas", "triton-zone-spread", "triton-explicit-model-control"]) assert.deepEqual(await violations(name, dev), [], name);
   });
 
   it("a digest-pinned image passes triton-image-pinned; an untagged one fails", async () => {
-    assert.deepEqual(await violations("triton-image-pinned", broken((s) => (tritonC(s).image = `nvcr.io/nvidia/tritonserver@sha256:${"b".repeat(64)}`))), []);
-    assert.equal((await violations("triton-image-pinned", broken((s) => (tritonC(s).image = "localhost:5000/tritonserver")))).length, 1);
+    assert.deepEqual(
+      await violations(
+        "triton-image-pinned",
+        broken((s) => (tritonC(s).image = `nvcr.io/nvidia/tritonserver@sha256:${"b".repeat(64)}`)),
+      ),
+      [],
+    );
+    assert.equal(
+      (
+        await violations(
+          "triton-image-pinned",
+          broken((s) => (tritonC(s).image = "localhost:5000/tritonserver")),
+        )
+      ).length,
+      1,
+    );
   });
 });

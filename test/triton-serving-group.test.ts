@@ -28,7 +28,6 @@ import { parseTritonServerArgs } from "../components/upstream/tritonserver";
 import { quantityValue } from "../lib/quantity";
 import { STATEFUL_SET as STS, SERVICE as SVC, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "../policies/rules/types";
 
-
 function container(sts: RecordedResource) {
   return sts.props.spec.template.spec.containers[0];
 }
@@ -77,7 +76,9 @@ describe("Triton serving group (prod, under mocks)", () => {
       assert.equal(mounts["/dev/shm"], "dshm");
       assert.equal(mounts["/tmp"], "tmp");
       assert.equal(mounts["/var/lib/triton/model-cache"], "model-cache");
-      assert.ok(container(sts).env.some((e: { name: string; value: string }) => e.name === "TRITON_AWS_MOUNT_DIRECTORY" && e.value === "/var/lib/triton/model-cache"));
+      assert.ok(
+        container(sts).env.some((e: { name: string; value: string }) => e.name === "TRITON_AWS_MOUNT_DIRECTORY" && e.value === "/var/lib/triton/model-cache"),
+      );
     }
   });
 
@@ -131,7 +132,10 @@ describe("Triton serving group (prod, under mocks)", () => {
   });
 
   it("Services per track: headless, ClusterIP http 8000/grpc 8001 with appProtocol, metrics 8002", () => {
-    for (const [base, track] of [["vision", "primary"], ["vision-canary", "canary"]] as const) {
+    for (const [base, track] of [
+      ["vision", "primary"],
+      ["vision-canary", "canary"],
+    ] as const) {
       const headless = one(rs, SVC, `${base}-headless`).props;
       assert.equal(headless.spec.clusterIP, "None");
       const svc = one(rs, SVC, base).props;
@@ -142,15 +146,25 @@ describe("Triton serving group (prod, under mocks)", () => {
       assert.equal(ports.grpc.port, 8001);
       assert.ok(ports.http.appProtocol && ports.grpc.appProtocol, "appProtocol set");
       const metrics = one(rs, SVC, `${base}-metrics`).props;
-      assert.deepEqual(metrics.spec.ports.map((p: { name: string; port: number }) => [p.name, p.port]), [["metrics", 8002]]);
+      assert.deepEqual(
+        metrics.spec.ports.map((p: { name: string; port: number }) => [p.name, p.port]),
+        [["metrics", 8002]],
+      );
       for (const [k, v] of Object.entries(TRITON_METRICS_SERVICE_LABEL)) assert.equal(metrics.metadata.labels[k], v);
       assert.deepEqual(metrics.spec.selector, tritonSelector("vision", track));
-      assert.notEqual(svc.metadata.labels["app.kubernetes.io/component"], TRITON_METRICS_SERVICE_LABEL["app.kubernetes.io/component"], "only the metrics Service is scraped");
+      assert.notEqual(
+        svc.metadata.labels["app.kubernetes.io/component"],
+        TRITON_METRICS_SERVICE_LABEL["app.kubernetes.io/component"],
+        "only the metrics Service is scraped",
+      );
     }
   });
 
   it("a PodDisruptionBudget per StatefulSet allows at most one pod down", () => {
-    for (const [name, track] of [["vision", "primary"], ["vision-canary", "canary"]] as const) {
+    for (const [name, track] of [
+      ["vision", "primary"],
+      ["vision-canary", "canary"],
+    ] as const) {
       const pdb = one(rs, PDB, name).props;
       assert.equal(pdb.spec.maxUnavailable, 1);
       assert.deepEqual(pdb.spec.selector.matchLabels, tritonSelector("vision", track));
@@ -170,13 +184,24 @@ describe("Triton serving group (prod, under mocks)", () => {
 describe("Triton serving group in dev and staging", () => {
   it("dev: one replica, no canary", async () => {
     const rs = (await plan("dev")).resources;
-    assert.deepEqual(ofType(rs, STS).map((s) => [s.name, s.props.spec.replicas]), [["vision", 1]]);
+    assert.deepEqual(
+      ofType(rs, STS).map((s) => [s.name, s.props.spec.replicas]),
+      [["vision", 1]],
+    );
     assert.equal(ofType(rs, SVC).filter((s) => s.name.includes("canary")).length, 0);
   });
 
   it("staging: two replicas and a canary, reading the EFS repository from its claim, read-only", async () => {
     const { resources: rs, outputs } = await plan("staging");
-    assert.deepEqual(ofType(rs, STS).map((s) => [s.name, s.props.spec.replicas]).sort(), [["vision", 2], ["vision-canary", 1]]);
+    assert.deepEqual(
+      ofType(rs, STS)
+        .map((s) => [s.name, s.props.spec.replicas])
+        .sort(),
+      [
+        ["vision", 2],
+        ["vision-canary", 1],
+      ],
+    );
     const claim = one(rs, "kubernetes:core/v1:PersistentVolumeClaim");
     for (const sts of ofType(rs, STS)) {
       const spec = sts.props.spec.template.spec;
@@ -247,11 +272,11 @@ describe("Triton serving group builders", () => {
         tritonMetricsService(r, t.track),
         tritonPodDisruptionBudget(r, t.track),
       ]) {
-        await validateManifest(m as never);
+        await validateManifest(m);
       }
     }
-    await validateManifest(tritonHorizontalPodAutoscaler(r) as never);
-    await validateManifest(tritonPriorityClass("triton-serving", {}) as never);
+    await validateManifest(tritonHorizontalPodAutoscaler(r));
+    await validateManifest(tritonPriorityClass("triton-serving", {}));
   });
 
   it("refuses inconsistent arguments before building anything, listing every problem", () => {

@@ -81,8 +81,14 @@ describe("tritonserver flag builder", () => {
   for (const bad of FALSE_FLAGS) {
     it(`rejects the false flag ${bad}, naming it`, () => {
       const name = bad.split("=")[0];
-      assert.throws(() => parseFlag(bad), (e: Error) => e instanceof TritonFlagError && e.message.includes(name));
-      assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: [bad] }), (e: Error) => e.message.includes(name));
+      assert.throws(
+        () => parseFlag(bad),
+        (e: Error) => e instanceof TritonFlagError && e.message.includes(name),
+      );
+      assert.throws(
+        () => tritonServerArgs({ ...BASE, extraArgs: [bad] }),
+        (e: Error) => e.message.includes(name),
+      );
       assert.equal(extraArgsErrors([bad]).length, 1);
     });
   }
@@ -93,7 +99,10 @@ describe("tritonserver flag builder", () => {
 
   for (const [flag, replacement] of DEPRECATED) {
     it(`rejects the deprecated ${flag.split("=")[0]} and names ${replacement}`, () => {
-      assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: [flag] }), (e: Error) => e.message.includes(flag.split("=")[0]) && e.message.includes(replacement));
+      assert.throws(
+        () => tritonServerArgs({ ...BASE, extraArgs: [flag] }),
+        (e: Error) => e.message.includes(flag.split("=")[0]) && e.message.includes(replacement),
+      );
     });
   }
 
@@ -108,7 +117,10 @@ describe("tritonserver flag builder", () => {
       assert.throws(() => tritonServerArgs({ ...BASE, extraArgs: [owned] }), new RegExp(`${owned.split("=")[0]}: is set from the group's typed settings`));
     }
     const errors = extraArgsErrors(["--id=ok", "--gpus=1", "--log-verbose=1"]);
-    assert.deepEqual(errors.map((e) => e.index), [1, 2]);
+    assert.deepEqual(
+      errors.map((e) => e.index),
+      [1, 2],
+    );
   });
 
   it("refuses --load-model outside explicit mode and explicit mode without models", () => {
@@ -172,7 +184,10 @@ describe("tritonserver flag builder", () => {
     });
     const options: fc.Arbitrary<TritonServerOptions> = fc
       .record({
-        modelRepository: fc.oneof(fc.stringMatching(/^[a-z0-9][a-z0-9-]{2,20}$/).map((b) => `s3://${b}/triton`), fc.constant("/mnt/models")),
+        modelRepository: fc.oneof(
+          fc.stringMatching(/^[a-z0-9][a-z0-9-]{2,20}$/).map((b) => `s3://${b}/triton`),
+          fc.constant("/mnt/models"),
+        ),
         explicit: fc.boolean(),
         otherMode: fc.constantFrom<"none" | "poll">("none", "poll"),
         models: fc.uniqueArray(modelName, { minLength: 1, maxLength: 5 }),

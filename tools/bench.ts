@@ -67,7 +67,7 @@ export function measureInterleaved(cases: { label: string; args: string[] }[], r
   }
   return cases.map((c, j) => {
     const m = median(times[j]);
-    const mem = probes[j] ? `, peak ${(probes[j]!.maxRssKiB / 1024).toFixed(0)} MiB` : "";
+    const mem = probes[j] ? `, peak ${(probes[j].maxRssKiB / 1024).toFixed(0)} MiB` : "";
     console.log(`${c.label.padEnd(10)} median ${m.toFixed(0).padStart(6)} ms${mem}  (runs: ${times[j].map((x) => x.toFixed(0)).join(", ")})`);
     return { median: m, probe: probes[j] };
   });
@@ -87,7 +87,10 @@ export function scaledProdStack(n: number): string {
   const doc = yaml.load(fs.readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, any> };
   const triton = doc.config["triton-platform:triton"];
   const [template] = triton.groups;
-  triton.groups = Array.from({ length: n }, (_, i) => ({ ...structuredClone(template), name: i === 0 ? template.name : `${template.name}-${String(i).padStart(3, "0")}` }));
+  triton.groups = Array.from({ length: n }, (_, i) => ({
+    ...structuredClone(template),
+    name: i === 0 ? template.name : `${template.name}-${String(i).padStart(3, "0")}`,
+  }));
   return yaml.dump(doc, { lineWidth: -1 });
 }
 

@@ -28,7 +28,7 @@ function table(rows: KeyDoc[]): string {
 
 /** The generated table of one section (its keys relative to `triton-platform:<section>`). */
 export function sectionTable(name: keyof typeof sections): string {
-  return table(withCrossSectionRules(name, documentKeys(sections[name] as v.GenericSchema)));
+  return table(withCrossSectionRules(name, documentKeys(sections[name])));
 }
 
 /** A section's rows with the rules config/cross-section.ts adds to its keys. */
@@ -55,7 +55,7 @@ export function stackKeysTable(): string {
     rows.push(`| \`${name}\` | ${raw(top.type)} | ${raw(top.default)} | ${cell(top.description)} | ${where} |`);
     // A section without a page of its own is documented here, key by key.
     if (!page) {
-      for (const k of documentKeys(sections[name] as v.GenericSchema)) {
+      for (const k of documentKeys(sections[name])) {
         rows.push(`| \`${name}.${k.key}\` | ${raw(k.type)} | ${raw(k.default)} | ${cell(k.description)} (${cell(k.rule)}) | — |`);
       }
     }
@@ -67,7 +67,7 @@ export function stackKeysTable(): string {
 const awsRegionSection = v.object({ region: doc(awsRegion, "The stack's AWS region (aws:region), where every regional resource is created.") });
 
 /** A section as the one key of a mapping, so documentKeys documents the section itself. */
-const wrap = (name: keyof typeof sections): v.GenericSchema => v.object({ [name]: sections[name] as v.GenericSchema });
+const wrap = (name: keyof typeof sections): v.GenericSchema => v.object({ [name]: sections[name] });
 
 /** The anchor GitHub gives the page's "Configuration" heading of a section. */
 const anchor = (name: string) => `configuration-${PROJECT}${name.toLowerCase()}`;
@@ -91,15 +91,18 @@ export function renderPulumiYaml(text: string): string {
     const [top] = documentKeys(wrap(name));
     const keys = keysOf(schema);
     const page = SECTION_PAGES[name];
-    const description = [
-      top.description,
-      keys.length ? `Keys: ${keys.join(", ")}.` : "",
-      page ? `See ${page}.` : top.rule ? `Rule: ${top.rule}.` : "",
-    ]
+    const description = [top.description, keys.length ? `Keys: ${keys.join(", ")}.` : "", page ? `See ${page}.` : top.rule ? `Rule: ${top.rule}.` : ""]
       .filter(Boolean)
       .join(" ");
     // Pulumi's project config types are string, integer, boolean and array; a mapping has none.
-    const type = top.type === "integer" || top.type === "boolean" ? top.type : top.type.startsWith("list") ? "array" : keys.length || top.type.startsWith("map") ? undefined : "string";
+    const type =
+      top.type === "integer" || top.type === "boolean"
+        ? top.type
+        : top.type.startsWith("list")
+          ? "array"
+          : keys.length || top.type.startsWith("map")
+            ? undefined
+            : "string";
     config[name] = { ...(type ? { type } : {}), description };
   }
   const head = [

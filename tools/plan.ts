@@ -21,7 +21,8 @@ runCli(async () => {
   }
   const format = (args.json === true ? "json" : (args.format ?? "text")) as Format;
   if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, got ${JSON.stringify(args.format)}`);
-  if (args.json === true && args.format !== undefined && args.format !== "json") throw new UsageError(`--json and --format ${args.format} contradict each other`);
+  if (args.json === true && args.format !== undefined && args.format !== "json")
+    throw new UsageError(`--json and --format ${args.format} contradict each other`);
   const base = typeof args.base === "string" ? args.base : undefined;
 
   const stacks = typeof args.stack === "string" ? [args.stack] : listStacks(ROOT);

@@ -10,10 +10,7 @@ export type Environment = (typeof ENVIRONMENTS)[number];
 /** aws:region (a key of the aws namespace this program reads, and so validates). */
 export const awsRegion = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, "must be an AWS region such as us-east-1");
 const awsZone = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, "must be an AWS availability zone such as us-east-1a");
-const clusterName = pattern(
-  /^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/,
-  "must be an EKS cluster name (letters, digits, '-' and '_', at most 100 characters)",
-);
+const clusterName = pattern(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/, "must be an EKS cluster name (letters, digits, '-' and '_', at most 100 characters)");
 
 export const environmentSetting = doc(oneOf(ENVIRONMENTS), "Which environment this stack is; drives policy levels and production defaults.");
 

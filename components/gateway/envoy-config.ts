@@ -1,15 +1,7 @@
 // The gateway's Envoy bootstrap, built as typed data from the serving groups: per group a
 // route to the primary and (when the group has a canary) a fractional request mirror to
 // the canary. Pure: no Pulumi, no I/O; the component serialises it with envoy.toJson.
-import {
-  GATEWAY_GROUP_HEADER,
-  GATEWAY_METRICS,
-  GATEWAY_PORTS,
-  TRITON_PORTS,
-  tritonHeadlessServiceName,
-  type ServingGroupRef,
-  type Track,
-} from "../contracts";
+import { GATEWAY_GROUP_HEADER, GATEWAY_METRICS, GATEWAY_PORTS, TRITON_PORTS, tritonHeadlessServiceName, type ServingGroupRef, type Track } from "../contracts";
 import {
   ADMIN_PATHS,
   listener,
@@ -148,9 +140,7 @@ function groupSelectors(input: EnvoyConfigInput, group: string): { tag: string; 
 function mirrors(input: EnvoyConfigInput, group: ServingGroupRef, protocol: Protocol): Pick<RouteAction, "request_mirror_policies"> {
   if (!group.canary || input.mirrorPercent <= 0) return {};
   return {
-    request_mirror_policies: [
-      mirrorPolicy(upstreamClusterName(group.name, "canary", protocol), input.mirrorPercent, `${MIRROR_RUNTIME_PREFIX}.${group.name}`),
-    ],
+    request_mirror_policies: [mirrorPolicy(upstreamClusterName(group.name, "canary", protocol), input.mirrorPercent, `${MIRROR_RUNTIME_PREFIX}.${group.name}`)],
   };
 }
 
@@ -191,7 +181,12 @@ function grpcRoutes(input: EnvoyConfigInput, group: ServingGroupRef): Route[] {
     {
       name: `${tag}-grpc-read`,
       match: { safe_regex: { regex: GRPC_READ_ONLY }, headers, grpc: {} },
-      route: { cluster, timeout: seconds(15), retry_policy: readRetryPolicy("connect-failure,refused-stream,reset,unavailable,cancelled"), ...mirrors(input, group, "grpc") },
+      route: {
+        cluster,
+        timeout: seconds(15),
+        retry_policy: readRetryPolicy("connect-failure,refused-stream,reset,unavailable,cancelled"),
+        ...mirrors(input, group, "grpc"),
+      },
     },
     {
       // Bidirectional streams live as long as the client wants: no overall timeout (0s),
@@ -291,11 +286,30 @@ export function envoyBootstrap(input: EnvoyConfigInput): Bootstrap {
     admin: { address: socketAddress(ENVOY_ADMIN.address, ENVOY_ADMIN.port) },
     // A static layer (empty: defaults come from the config) under an admin layer, so an
     // operator can change a mirror fraction during an incident with POST /runtime_modify.
-    layered_runtime: { layers: [{ name: "static", static_layer: {} }, { name: "admin", admin_layer: {} }] },
+    layered_runtime: {
+      layers: [
+        { name: "static", static_layer: {} },
+        { name: "admin", admin_layer: {} },
+      ],
+    },
     static_resources: {
       listeners: [
-        listener("http", socketAddress("0.0.0.0", GATEWAY_PORTS.http), servingHcm("http", groups.flatMap((g) => httpRoutes(input, g)))),
-        listener("grpc", socketAddress("0.0.0.0", GATEWAY_PORTS.grpc), servingHcm("grpc", groups.flatMap((g) => grpcRoutes(input, g)))),
+        listener(
+          "http",
+          socketAddress("0.0.0.0", GATEWAY_PORTS.http),
+          servingHcm(
+            "http",
+            groups.flatMap((g) => httpRoutes(input, g)),
+          ),
+        ),
+        listener(
+          "grpc",
+          socketAddress("0.0.0.0", GATEWAY_PORTS.grpc),
+          servingHcm(
+            "grpc",
+            groups.flatMap((g) => grpcRoutes(input, g)),
+          ),
+        ),
         listener("metrics", socketAddress("0.0.0.0", GATEWAY_METRICS.port), adminPathHcm("metrics", ADMIN_PATHS.prometheusStats)),
         listener("ready", socketAddress("0.0.0.0", ENVOY_READY_PORT), adminPathHcm("ready", ADMIN_PATHS.ready)),
       ],

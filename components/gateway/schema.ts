@@ -10,7 +10,22 @@ import type { ServingGroupRef } from "../contracts";
 import { ENVOY_DEFAULT_TAG } from "../upstream/envoy";
 import { hasHostBits, isWorldOpen, parseCidr } from "../../lib/cidr";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
-import { bool, checkSettings, dnsLabel, doc, integer, list, number, oneOf, pattern, quantity, refined, section, uniqueList, type DeepReadonly } from "../../lib/schema";
+import {
+  bool,
+  checkSettings,
+  dnsLabel,
+  doc,
+  integer,
+  list,
+  number,
+  oneOf,
+  pattern,
+  quantity,
+  refined,
+  section,
+  uniqueList,
+  type DeepReadonly,
+} from "../../lib/schema";
 
 const CIDR_RULE = "must be a CIDR such as 10.0.0.0/16 or 2001:db8::/32 with no host bits set";
 
@@ -70,7 +85,10 @@ const gatewayEntries = {
 };
 
 /** The `triton-platform:gateway` section of a stack file. */
-export const gatewaySettings = doc(section(gatewayEntries), "The Envoy gateway in front of the serving groups (routes, canary mirroring, circuit breakers) and who may reach it.");
+export const gatewaySettings = doc(
+  section(gatewayEntries),
+  "The Envoy gateway in front of the serving groups (routes, canary mirroring, circuit breakers) and who may reach it.",
+);
 
 const servingGroupRef = section({
   name: doc(dnsLabel, "The group's name (its Services are named after it)."),

@@ -47,19 +47,15 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
       (policyArn) => new RolePolicyAttachment(`${name}-node-${policyArn.split("/").pop()}`, { role: this.role.name, policyArn }, { parent: this }),
     );
 
-    this.launchTemplate = new LaunchTemplate(
-      name,
-      gpuLaunchTemplateArgs(r, [this.securityGroup.id, pulumi.output(r.clusterSecurityGroupId)]),
-      { parent: this },
-    );
+    this.launchTemplate = new LaunchTemplate(name, gpuLaunchTemplateArgs(r, [this.securityGroup.id, pulumi.output(r.clusterSecurityGroupId)]), {
+      parent: this,
+    });
 
     const subnetIds =
       r.subnetIds ??
       getSubnetsOutput(privateSubnetQuery(pulumi.output(r.vpcId), r.zones), { parent: this }).ids.apply((ids) => {
         if (ids.length === 0) {
-          throw new Error(
-            `no private subnets (tag ${PRIVATE_SUBNET_TAG.key}=${PRIVATE_SUBNET_TAG.value}) in zones ${r.zones.join(", ")} of the cluster VPC`,
-          );
+          throw new Error(`no private subnets (tag ${PRIVATE_SUBNET_TAG.key}=${PRIVATE_SUBNET_TAG.value}) in zones ${r.zones.join(", ")} of the cluster VPC`);
         }
         return [...ids].sort();
       });

@@ -7,7 +7,22 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import { DCGM_SCRAPED_BY_MONITORING } from "../contracts";
 import { GPU_AMI_TYPE_NAMES, GPU_BY_INSTANCE_FAMILY, instanceFamily } from "../upstream/eks";
-import { bool, checkSettings, dnsLabel, doc, integer, list, oneOf, parseSettings, pattern, pinnedVersion, refined, section, str, type DeepReadonly } from "../../lib/schema";
+import {
+  bool,
+  checkSettings,
+  dnsLabel,
+  doc,
+  integer,
+  list,
+  oneOf,
+  parseSettings,
+  pattern,
+  pinnedVersion,
+  refined,
+  section,
+  str,
+  type DeepReadonly,
+} from "../../lib/schema";
 import { uniqueList } from "../../lib/schema";
 import type { CheckContext, Schema } from "../../lib/schema";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
@@ -69,8 +84,7 @@ const nodeGroupArgsEntries = {
   ),
   zones: doc(
     list(str()),
-    "Availability zones to spread the nodes over: the private subnets of the cluster VPC in them are looked up. " +
-      "At least one unless subnetIds are given.",
+    "Availability zones to spread the nodes over: the private subnets of the cluster VPC in them are looked up. " + "At least one unless subnetIds are given.",
   ),
 };
 

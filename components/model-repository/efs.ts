@@ -120,7 +120,13 @@ export function efsPersistentVolume(args: {
   };
 }
 
-export function efsClaim(args: { name: string; namespace: string; volume: string; storageClass: string; labels: Record<string, string> }): Plain<k8s.types.input.core.v1.PersistentVolumeClaim> {
+export function efsClaim(args: {
+  name: string;
+  namespace: string;
+  volume: string;
+  storageClass: string;
+  labels: Record<string, string>;
+}): Plain<k8s.types.input.core.v1.PersistentVolumeClaim> {
   return {
     apiVersion: "v1",
     kind: "PersistentVolumeClaim",

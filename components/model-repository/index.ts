@@ -153,11 +153,16 @@ export class ModelRepository extends pulumi.ComponentResource {
         },
         { parent: this, dependsOn: [driver] },
       );
-      const pv = pulumi
-        .all([names, namespace, fileSystem.id, accessPoint.id])
-        .apply(([n, ns, fsId, apId]) =>
-          efsPersistentVolume({ name: n.volume, storageClass: n.storageClass, claim: { namespace: ns, name: n.claim }, fileSystemId: fsId, accessPointId: apId, labels: r.labels }),
-        );
+      const pv = pulumi.all([names, namespace, fileSystem.id, accessPoint.id]).apply(([n, ns, fsId, apId]) =>
+        efsPersistentVolume({
+          name: n.volume,
+          storageClass: n.storageClass,
+          claim: { namespace: ns, name: n.claim },
+          fileSystemId: fsId,
+          accessPointId: apId,
+          labels: r.labels,
+        }),
+      );
       // A pod scheduled before the mount targets exist would fail to mount: the volume waits for them.
       const persistentVolume = new k8s.core.v1.PersistentVolume(
         `${name}-efs`,

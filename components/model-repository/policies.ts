@@ -124,8 +124,22 @@ export function tlsOnlyBucketPolicy(bucketArn: string): PolicyDocument {
   return {
     Version: IAM_POLICY_VERSION,
     Statement: [
-      { Sid: "DenyInsecureTransport", Effect: "Deny", Principal: "*", Action: "s3:*", Resource: resources, Condition: { Bool: { "aws:SecureTransport": "false" } } },
-      { Sid: "DenyOutdatedTls", Effect: "Deny", Principal: "*", Action: "s3:*", Resource: resources, Condition: { NumericLessThan: { "s3:TlsVersion": "1.2" } } },
+      {
+        Sid: "DenyInsecureTransport",
+        Effect: "Deny",
+        Principal: "*",
+        Action: "s3:*",
+        Resource: resources,
+        Condition: { Bool: { "aws:SecureTransport": "false" } },
+      },
+      {
+        Sid: "DenyOutdatedTls",
+        Effect: "Deny",
+        Principal: "*",
+        Action: "s3:*",
+        Resource: resources,
+        Condition: { NumericLessThan: { "s3:TlsVersion": "1.2" } },
+      },
     ],
   };
 }

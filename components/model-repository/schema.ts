@@ -40,8 +40,7 @@ export function kmsKeyRegionRule(backend: ModelRepositoryBackend, dataRegion: st
 const s3Section = section({
   bucketPrefix: doc(
     v.optional(pattern(/^[a-z0-9][a-z0-9-]{0,36}$/, "must be 1-37 lower-case letters, digits or '-' (a bucket name prefix)")),
-    "Prefix of the bucket the stack creates (AWS appends a unique suffix). No dots: they break TLS on virtual-hosted addressing. " +
-      "Not with existingBucket.",
+    "Prefix of the bucket the stack creates (AWS appends a unique suffix). No dots: they break TLS on virtual-hosted addressing. " + "Not with existingBucket.",
     { default: `${JSON.stringify(DEFAULT_BUCKET_PREFIX)} when the stack creates the bucket (no existingBucket)` },
   ),
   existingBucket: doc(
@@ -154,7 +153,11 @@ function s3Defaults({ bucketPrefix, existingBucket, ...rest }: WrittenS3) {
  * section (an absent s3 section gets its keys' defaults), the created bucket's prefix. The
  * result parses to itself, so a resolved stack config can be handed to the component as is.
  */
-function withDerivedDefaults({ s3, efs, ...common }: Written):
+function withDerivedDefaults({
+  s3,
+  efs,
+  ...common
+}: Written):
   | (Common & { backend: "s3"; s3: ReturnType<typeof s3Defaults>; efs?: undefined })
   | (Common & { backend: "efs"; efs: v.InferOutput<typeof efsSection>; s3?: undefined }) {
   if (common.backend === "efs") {
@@ -198,10 +201,12 @@ export interface ModelRepositoryReferences {
 /** Arguments of a ModelRepository: its settings (defaults and rules in modelRepositorySettings) and the references. */
 export type ModelRepositoryArgs = DeepReadonly<ModelRepositorySettingsInput> & ModelRepositoryReferences;
 
-type Resolved<S, Refs> = S & Omit<ModelRepositoryReferences, keyof Refs> & Refs & {
-  /** Region of the models: the bucket's (s3) or the cluster's (efs, mounted in-region). */
-  readonly dataRegion: string;
-};
+type Resolved<S, Refs> = S &
+  Omit<ModelRepositoryReferences, keyof Refs> &
+  Refs & {
+    /** Region of the models: the bucket's (s3) or the cluster's (efs, mounted in-region). */
+    readonly dataRegion: string;
+  };
 /** The resolved arguments: every default applied, the references passed through (narrowed by backend). */
 export type ResolvedModelRepositoryArgs =
   | Resolved<Omit<S3ModelRepositorySettings, "s3"> & { s3: S3ModelRepositorySettings["s3"] & { bucketRegion: string } }, object>

@@ -109,7 +109,11 @@ function tritonVariables(): TemplateVariable[] {
 export function tritonOverviewDashboard(): Dashboard {
   const mv = "model, version";
   return dashboard("triton-overview", "Triton / Overview", tritonVariables(), [
-    { title: "Throughput (successful requests/s)", unit: "reqps", targets: [{ expr: sr(mv, TRITON_COUNTERS.requestSuccess), legend: "{{model}} v{{version}}" }] },
+    {
+      title: "Throughput (successful requests/s)",
+      unit: "reqps",
+      targets: [{ expr: sr(mv, TRITON_COUNTERS.requestSuccess), legend: "{{model}} v{{version}}" }],
+    },
     {
       title: "Failures by reason (requests/s)",
       unit: "reqps",
@@ -139,8 +143,14 @@ export function tritonOverviewDashboard(): Dashboard {
       unit: "µs",
       description: "From nv_inference_request_summary_us (needs --metrics-config summary_latencies=true).",
       targets: [
-        { expr: `max by (${mv}) (${TRITON_SUMMARIES.requestUs}${tritonMatchers({ quantile: TRITON_SUMMARY_QUANTILES.p50 })})`, legend: "{{model}} v{{version}} p50" },
-        { expr: `max by (${mv}) (${TRITON_SUMMARIES.requestUs}${tritonMatchers({ quantile: TRITON_SUMMARY_QUANTILES.p99 })})`, legend: "{{model}} v{{version}} p99" },
+        {
+          expr: `max by (${mv}) (${TRITON_SUMMARIES.requestUs}${tritonMatchers({ quantile: TRITON_SUMMARY_QUANTILES.p50 })})`,
+          legend: "{{model}} v{{version}} p50",
+        },
+        {
+          expr: `max by (${mv}) (${TRITON_SUMMARIES.requestUs}${tritonMatchers({ quantile: TRITON_SUMMARY_QUANTILES.p99 })})`,
+          legend: "{{model}} v{{version}} p99",
+        },
       ],
     },
     {

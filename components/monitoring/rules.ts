@@ -20,7 +20,9 @@ const GROUP_MODEL_KEYS = ["namespace", TRITON_TARGET_LABELS.servingGroup, "model
 const by = (keys: string[]) => `by (${keys.join(", ")})`;
 const sel = (metric: string, matchers: Record<string, string> = {}) => {
   const m = { job: TRITON_JOB, ...matchers };
-  return `${metric}{${Object.entries(m).map(([k, v]) => `${k}="${v}"`).join(", ")}}`;
+  return `${metric}{${Object.entries(m)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(", ")}}`;
 };
 const rate = (metric: string, window = ALERT_RATE_WINDOW, matchers: Record<string, string> = {}) => `rate(${sel(metric, matchers)}[${window}])`;
 const sumRate = (keys: string[], metric: string, window = ALERT_RATE_WINDOW, matchers: Record<string, string> = {}) =>
@@ -130,7 +132,8 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
       for: "10m",
       labels: { severity: "warning" },
       annotations: {
-        summary: "Triton canary of {{ $labels.serving_group }} model {{ $labels.model }} fails {{ $value | humanizePercentage }} of requests, worse than primary",
+        summary:
+          "Triton canary of {{ $labels.serving_group }} model {{ $labels.model }} fails {{ $value | humanizePercentage }} of requests, worse than primary",
         description:
           `The canary's failure ratio exceeds the primary's by more than ${num(t.canaryFailureRatioMargin)} on the same (mirrored) traffic. ` +
           "Runbook: stop promoting the canary; compare failure reasons side by side on the canary dashboard; roll the canary back.",

@@ -82,10 +82,7 @@ const monitoringEntries = {
     v.optional(
       section({
         enabled: doc(v.optional(bool(), true), "Run Alertmanager. Staging and prod keep it on (policy monitoring-alerting-in-prod)."),
-        replicas: doc(
-          v.optional(integer({ min: 1, max: 5 }), 1),
-          "Alertmanager replicas, 1–5 (they gossip; 3 survive a node loss without double-paging).",
-        ),
+        replicas: doc(v.optional(integer({ min: 1, max: 5 }), 1), "Alertmanager replicas, 1–5 (they gossip; 3 survive a node loss without double-paging)."),
       }),
       {},
     ),

@@ -76,7 +76,11 @@ export function dcgmScrapeConfig(r: Pick<ResolvedMonitoring, "scrapeInterval">):
     // All namespaces: the exporter lives in the GPU Operator's namespace, which that component owns.
     kubernetes_sd_configs: [{ role: "endpoints" }],
     relabel_configs: [
-      { source_labels: [K8S_SD.serviceName, K8S_SD.endpointPortName], regex: `${regexLiteral(DCGM_EXPORTER.serviceName)};${regexLiteral(DCGM_EXPORTER.portName)}`, action: "keep" },
+      {
+        source_labels: [K8S_SD.serviceName, K8S_SD.endpointPortName],
+        regex: `${regexLiteral(DCGM_EXPORTER.serviceName)};${regexLiteral(DCGM_EXPORTER.portName)}`,
+        action: "keep",
+      },
       { source_labels: [K8S_SD.podNodeName], target_label: "node", action: "replace" },
       { source_labels: [K8S_SD.namespace], target_label: "exporter_namespace", action: "replace" },
       { source_labels: [K8S_SD.podName], target_label: "exporter_pod", action: "replace" },

@@ -177,7 +177,7 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
                 { name: "tmp", mountPath: "/tmp" },
                 ...(s3
                   ? [{ name: "model-cache", mountPath: MODEL_CACHE_DIR }]
-                  : [{ name: "model-repository", mountPath: repo.volume!.mountPath, readOnly: true }]),
+                  : [{ name: "model-repository", mountPath: repo.volume.mountPath, readOnly: true }]),
               ],
             },
           ],
@@ -188,7 +188,7 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
             { name: "tmp", emptyDir: { sizeLimit: "1Gi" } },
             ...(s3
               ? [{ name: "model-cache", emptyDir: { sizeLimit: r.modelCacheSize } }]
-              : [{ name: "model-repository", persistentVolumeClaim: { claimName: repo.volume!.claimName, readOnly: true } }]),
+              : [{ name: "model-repository", persistentVolumeClaim: { claimName: repo.volume.claimName, readOnly: true } }]),
           ],
         },
       },

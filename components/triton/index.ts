@@ -71,7 +71,7 @@ export class TritonServer extends pulumi.ComponentResource {
     });
     this.registerOutputs({
       statefulSets: r.tracks.map((t) => t.name),
-      services: Object.values(tracks).map((x) => x!.service.metadata.name),
+      services: Object.values(tracks).map((x) => x.service.metadata.name),
     });
   }
 }

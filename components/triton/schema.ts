@@ -63,13 +63,13 @@ export function hpaBounds(replicas: number, hpa?: { readonly min?: number; reado
 export const tritonGroupSettings = refined(
   section({
     name: doc(
-      v.pipe(dnsLabel, v.check((n) => n.length <= GROUP_NAME_MAX, `must be at most ${GROUP_NAME_MAX} characters (room for -canary-headless)`)),
+      v.pipe(
+        dnsLabel,
+        v.check((n) => n.length <= GROUP_NAME_MAX, `must be at most ${GROUP_NAME_MAX} characters (room for -canary-headless)`),
+      ),
       "Group name: names the StatefulSets `<name>` and `<name>-canary` and their Services (components/contracts.ts tritonName).",
     ),
-    models: doc(
-      v.optional(models),
-      "Models loaded at start-up (one --load-model each); required with explicit model control, refused otherwise.",
-    ),
+    models: doc(v.optional(models), "Models loaded at start-up (one --load-model each); required with explicit model control, refused otherwise."),
     modelControlMode: doc(
       v.optional(oneOf(["explicit", "poll", "none"]), "explicit"),
       "--model-control-mode. explicit: only the listed models ever load (nothing appears in production because a folder was copied).",
@@ -139,10 +139,7 @@ export const tritonGroupSettings = refined(
       ),
       "Autoscaling of the primary StatefulSet on the per-pod queue time.",
     ),
-    extraArgs: doc(
-      v.optional(list(str()), []),
-      "Further tritonserver flags (--flag=value): real, current flags the typed settings do not already set.",
-    ),
+    extraArgs: doc(v.optional(list(str()), []), "Further tritonserver flags (--flag=value): real, current flags the typed settings do not already set."),
     canary: doc(v.optional(canary), "A second StatefulSet `<name>-canary` with its own image and/or models; the gateway mirrors traffic to it."),
   }),
   // Rules between the keys; each names the key a person changes to fix it.

@@ -32,6 +32,14 @@ export const DCGM_METRICS = {
  * and appear only when the exporter can read the kubelet pod-resources socket and the pod
  * requests nvidia.com/gpu in its limits.
  */
-export const DCGM_LABELS = { gpu: "gpu", uuid: "UUID", hostname: "Hostname", modelName: "modelName", namespace: "namespace", pod: "pod", container: "container" } as const;
+export const DCGM_LABELS = {
+  gpu: "gpu",
+  uuid: "UUID",
+  hostname: "Hostname",
+  modelName: "modelName",
+  namespace: "namespace",
+  pod: "pod",
+  container: "container",
+} as const;
 
 export const DCGM_METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(DCGM_METRICS));

@@ -28,8 +28,7 @@ export const GPU_AMI_TYPES = {
   AL2023_x86_64_NVIDIA: {
     family: "al2023",
     driverBranch: 580,
-    driverSource:
-      "EKS user guide (ml-eks-optimized-ami): accelerated AMIs include NVIDIA driver 580; amazon-eks-ami PR #2509 moved 1.29/1.30 to 580 too",
+    driverSource: "EKS user guide (ml-eks-optimized-ami): accelerated AMIs include NVIDIA driver 580; amazon-eks-ami PR #2509 moved 1.29/1.30 to 580 too",
     // "The EKS-optimized AL2023 NVIDIA AMIs do not include the NVIDIA Kubernetes device plugin."
     ships: { driver: true, toolkit: true, devicePlugin: false },
     dataDevice: "/dev/xvda",

@@ -324,12 +324,15 @@ export function previousHostsPredicate(): RetryHostPredicate {
   return { name: PREVIOUS_HOSTS_PREDICATE, typed_config: typed(TYPE_URL.previousHostsPredicate, {}) };
 }
 
-export function upstreamProtocolOptions(protocol: "http1" | "http2", idleTimeout: Duration, maxConcurrentStreams = 100): Cluster["typed_extension_protocol_options"] {
+export function upstreamProtocolOptions(
+  protocol: "http1" | "http2",
+  idleTimeout: Duration,
+  maxConcurrentStreams = 100,
+): Cluster["typed_extension_protocol_options"] {
   return {
     [UPSTREAM_HTTP_PROTOCOL_OPTIONS]: typed(TYPE_URL.upstreamHttpProtocolOptions, {
       common_http_protocol_options: { idle_timeout: idleTimeout },
-      explicit_http_config:
-        protocol === "http2" ? { http2_protocol_options: { max_concurrent_streams: maxConcurrentStreams } } : { http_protocol_options: {} },
+      explicit_http_config: protocol === "http2" ? { http2_protocol_options: { max_concurrent_streams: maxConcurrentStreams } } : { http_protocol_options: {} },
     }),
   };
 }

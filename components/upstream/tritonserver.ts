@@ -264,7 +264,8 @@ export function tritonServerArgs(o: TritonServerOptions): string[] {
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new Error(`invalid tritonserver extra arguments:\n  - ${errors.map((e) => e.message).join("\n  - ")}`);
   if (o.modelControlMode === "explicit" && o.models.length === 0) throw new TritonFlagError("--load-model", "explicit model control needs at least one model");
-  if (o.modelControlMode !== "explicit" && o.models.length > 0) throw new TritonFlagError("--load-model", `only works with --model-control-mode=explicit, not ${o.modelControlMode}`);
+  if (o.modelControlMode !== "explicit" && o.models.length > 0)
+    throw new TritonFlagError("--load-model", `only works with --model-control-mode=explicit, not ${o.modelControlMode}`);
   const args = [
     `--model-repository=${o.modelRepository}`,
     // explicit: only the listed models load, so a stray folder in the bucket never goes live.

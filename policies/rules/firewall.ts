@@ -94,10 +94,11 @@ export const firewallNoWorldIngressOnTritonPorts = resourceRule({
   name: "firewall-no-world-ingress-on-triton-ports",
   domain: "firewall",
   description: "No security-group ingress from 0.0.0.0/0 or ::/0 (any /0) covers Triton's ports 8000-8002.",
-  prevents: "Inference, model control and metrics endpoints reachable from the internet or the whole address space (model theft, GPU abuse, " +
+  prevents:
+    "Inference, model control and metrics endpoints reachable from the internet or the whole address space (model theft, GPU abuse, " +
     "load/unload by anyone).",
-  remediationSteps: "Admit Triton ports only from the cluster/gateway security group (components/firewall), and list client CIDRs in " +
-    "triton-platform:gateway.clientCidrs.",
+  remediationSteps:
+    "Admit Triton ports only from the cluster/gateway security group (components/firewall), and list client CIDRs in " + "triton-platform:gateway.clientCidrs.",
   check: (r) =>
     securityGroupIngressOf(r)
       .filter(coversTritonPorts)
@@ -117,10 +118,12 @@ export const firewallNoWorldIngressOnTritonPorts = resourceRule({
 export const firewallTritonMetricsOnlyFromMonitoring = stackRule({
   name: "firewall-triton-metrics-only-from-monitoring",
   domain: "firewall",
-  description: `A NetworkPolicy that admits traffic to Triton's metrics port (${TRITON_PORTS.metrics}) admits only Prometheus pods of the ` +
+  description:
+    `A NetworkPolicy that admits traffic to Triton's metrics port (${TRITON_PORTS.metrics}) admits only Prometheus pods of the ` +
     `${MONITORING_NAMESPACE} namespace.`,
   prevents: "Model names, request rates and GPU load readable by any pod or network, and scrape traffic that bypasses the monitoring stack.",
-  remediationSteps: `Allow ${TRITON_PORTS.metrics} only from { namespaceSelector: kubernetes.io/metadata.name=${MONITORING_NAMESPACE}, ` +
+  remediationSteps:
+    `Allow ${TRITON_PORTS.metrics} only from { namespaceSelector: kubernetes.io/metadata.name=${MONITORING_NAMESPACE}, ` +
     `podSelector: ${JSON.stringify(PROMETHEUS_POD_LABELS)} } (components/firewall).`,
   check: (resources) => {
     const namespaces = tritonNamespaces(resources);
@@ -146,8 +149,8 @@ export const firewallNetworkpolicySelectsEveryTritonPod = stackRule({
   name: "firewall-networkpolicy-selects-every-triton-pod",
   domain: "firewall",
   description: "Every Triton workload's pods are selected by an Ingress NetworkPolicy in their namespace.",
-  prevents: "Triton pods that accept connections from any pod in the cluster because no policy selects them (Kubernetes allows all ingress to " +
-    "unselected pods).",
+  prevents:
+    "Triton pods that accept connections from any pod in the cluster because no policy selects them (Kubernetes allows all ingress to " + "unselected pods).",
   remediationSteps: "Create the firewall component for the namespace (default-deny-ingress plus the Triton allow rules) before the serving groups.",
   check: (resources) => {
     const policies = networkPolicies(resources).filter(({ np }) => isIngressPolicy(np));
@@ -158,7 +161,8 @@ export const firewallNetworkpolicySelectsEveryTritonPod = stackRule({
       const covered = policies.some(({ r, np }) => namespaceOf(r) === ns && selects(np.spec?.podSelector, labels));
       if (!covered) {
         const kind = (w.props as { kind?: string }).kind ?? w.type.split(":").pop();
-        const message = `${kind} ${ns}/${objectNameOf(w)}: pods labelled ${JSON.stringify(labels)} (spec.template.metadata.labels) are selected ` +
+        const message =
+          `${kind} ${ns}/${objectNameOf(w)}: pods labelled ${JSON.stringify(labels)} (spec.template.metadata.labels) are selected ` +
           `by no Ingress NetworkPolicy in namespace ${ns}`;
         out.push({ path: "spec.template.metadata.labels", value: labels, message, urn: w.urn });
       }

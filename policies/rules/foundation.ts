@@ -46,8 +46,13 @@ export const awsExplicitProvider = resourceRule({
   check: (r) => {
     if (!r.type.startsWith("aws:") || !usesDefaultProvider(r.provider)) return NONE;
     const value = r.provider?.name ?? null;
-    return [{ path: "provider", value, message: `${r.type} ${r.name}: provider is ${JSON.stringify(value)}, the default AWS provider (ambient ` +
-      `credentials and region)` }];
+    return [
+      {
+        path: "provider",
+        value,
+        message: `${r.type} ${r.name}: provider is ${JSON.stringify(value)}, the default AWS provider (ambient ` + `credentials and region)`,
+      },
+    ];
   },
 });
 
@@ -60,8 +65,13 @@ export const k8sExplicitProvider = resourceRule({
   check: (r) => {
     if (!r.type.startsWith("kubernetes:") || !usesDefaultProvider(r.provider)) return NONE;
     const value = r.provider?.name ?? null;
-    return [{ path: "provider", value, message: `${r.type} ${r.name}: provider is ${JSON.stringify(value)}, the default Kubernetes provider ` +
-      `(ambient kubeconfig)` }];
+    return [
+      {
+        path: "provider",
+        value,
+        message: `${r.type} ${r.name}: provider is ${JSON.stringify(value)}, the default Kubernetes provider ` + `(ambient kubeconfig)`,
+      },
+    ];
   },
 });
 

@@ -67,7 +67,8 @@ export const gatewayMirrorPercentWithinMax = resourceRule<{ maxPercent: number }
   name: "gateway-mirror-percent-within-max",
   domain: "gateway",
   description: "Every request_mirror_policies entry in an Envoy config mirrors at most the stack's maximum percentage (maxPercent).",
-  prevents: "A canary flooded with a copy of production traffic (GPU saturation, cost) because a mirror fraction was set or typed too high, or " +
+  prevents:
+    "A canary flooded with a copy of production traffic (GPU saturation, cost) because a mirror fraction was set or typed too high, or " +
     "left without runtime_fraction (= 100 %).",
   remediationSteps:
     `Lower triton-platform:gateway.mirrorPercent to at most maxPercent (default ${mirrorSettings.maxPercent.default}), ` +
@@ -105,7 +106,8 @@ export const gatewayEnvoyAdminNotExposed = resourceRule({
   name: "gateway-envoy-admin-not-exposed",
   domain: "gateway",
   description: `Envoy's admin interface listens on loopback only; listeners forward to it only the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")}; no Service targets the admin port.`,
-  prevents: "Anyone who reaches the gateway draining its listeners, changing runtime values (mirror fractions), dumping config or stopping Envoy " +
+  prevents:
+    "Anyone who reaches the gateway draining its listeners, changing runtime values (mirror fractions), dumping config or stopping Envoy " +
     "through /quitquitquit.",
   remediationSteps: "Keep admin.address on 127.0.0.1 and expose stats only through the dedicated metrics listener (components/gateway/envoy-config.ts).",
   check: (r) => {
@@ -118,8 +120,13 @@ export const gatewayEnvoyAdminNotExposed = resourceRule({
       return (service.spec?.ports ?? []).flatMap((p, i) => {
         const target = p.targetPort ?? p.port;
         if (target !== ENVOY_ADMIN.port && target !== String(ENVOY_ADMIN.port)) return [];
-        return [{ path: `spec.ports[${i}].targetPort`, value: target, message: `Service ${name}: spec.ports[${i}].targetPort targets Envoy's ` +
-          `admin port ${ENVOY_ADMIN.port}` }];
+        return [
+          {
+            path: `spec.ports[${i}].targetPort`,
+            value: target,
+            message: `Service ${name}: spec.ports[${i}].targetPort targets Envoy's ` + `admin port ${ENVOY_ADMIN.port}`,
+          },
+        ];
       });
     }
     let config: Record<string, any> | undefined;
@@ -191,10 +198,12 @@ function clusterReaches(cluster: Record<string, any>, svc: PolicyResource, fromN
 export const gatewayCanaryMirrored = stackRule({
   name: "gateway-canary-mirrored",
   domain: "gateway",
-  description: "Every Triton canary StatefulSet (pods labelled track=canary) receives mirrored traffic: an Envoy gateway route mirrors a " +
+  description:
+    "Every Triton canary StatefulSet (pods labelled track=canary) receives mirrored traffic: an Envoy gateway route mirrors a " +
     "non-zero fraction to a cluster whose endpoint is a Service of the canary's pods.",
   prevents: "A canary that serves nothing: it looks healthy because it is never asked, and is promoted without having seen one production request.",
-  remediationSteps: "List the group in the gateway's servingGroups with canary: true and keep triton-platform:gateway.mirrorPercent above 0 " +
+  remediationSteps:
+    "List the group in the gateway's servingGroups with canary: true and keep triton-platform:gateway.mirrorPercent above 0 " +
     "(components/gateway/envoy-config.ts mirror policies).",
   check: (resources) => {
     const gateways = envoyConfigs(resources);
@@ -237,25 +246,32 @@ export const gatewayCanaryMirrored = stackRule({
 export const gatewayClustersDefined = stackRule({
   name: "gateway-clusters-defined",
   domain: "gateway",
-  description: "Every cluster an Envoy route sends to (route.cluster) or mirrors to (request_mirror_policies[].cluster) is defined in the " +
+  description:
+    "Every cluster an Envoy route sends to (route.cluster) or mirrors to (request_mirror_policies[].cluster) is defined in the " +
     "bootstrap's static_resources.clusters.",
-  prevents: "Envoy rejecting the whole bootstrap at start (static route configs validate their clusters): new gateway pods crash-loop and a " +
+  prevents:
+    "Envoy rejecting the whole bootstrap at start (static route configs validate their clusters): new gateway pods crash-loop and a " +
     "rollout stalls, or a canary silently gets nothing.",
-  remediationSteps: "Build routes and mirrors from the same serving-group list as the clusters (components/gateway/envoy-config.ts " +
+  remediationSteps:
+    "Build routes and mirrors from the same serving-group list as the clusters (components/gateway/envoy-config.ts " +
     "upstreamClusterName); rename both together.",
   check: (resources) => {
     const out: Finding[] = [];
     for (const { cm, config } of envoyConfigs(resources)) {
       const defined = new Set<string>((config.static_resources?.clusters ?? []).map((c: Record<string, any>) => c.name));
-      const refs: { path: string; cluster: unknown }[] = findMirrorPolicies(config).map(({ path, policy }) => ({ path: `${path.replace(/^\$/, "")}.cluster`, cluster: policy.cluster }));
+      const refs: { path: string; cluster: unknown }[] = findMirrorPolicies(config).map(({ path, policy }) => ({
+        path: `${path.replace(/^\$/, "")}.cluster`,
+        cluster: policy.cluster,
+      }));
       const walk = (v: unknown, at: string): void => {
         if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}[${i}]`));
         if (v === null || typeof v !== "object") return;
         const o = v as Record<string, any>;
         if (at.endsWith("].route") && o.match === undefined) {
           if (o.cluster !== undefined) refs.push({ path: `${at}.cluster`, cluster: o.cluster });
-          (o.weighted_clusters?.clusters ?? []).forEach((w: Record<string, any>, i: number) => refs.push({ path:
-            `${at}.weighted_clusters.clusters[${i}].name`, cluster: w.name }));
+          (o.weighted_clusters?.clusters ?? []).forEach((w: Record<string, any>, i: number) =>
+            refs.push({ path: `${at}.weighted_clusters.clusters[${i}].name`, cluster: w.name }),
+          );
         }
         for (const [k, x] of Object.entries(o)) walk(x, `${at}.${k}`);
       };

@@ -30,15 +30,21 @@ export const gpuNodegroupTainted = resourceRule({
   domain: "gpu-nodes",
   description: `GPU node groups carry the ${GPU_TAINT.key} ${GPU_TAINT_EKS_EFFECT} taint.`,
   prevents: "Ordinary pods filling the GPU nodes, so Triton pods stay Pending while paid-for GPUs run log shippers.",
-  remediationSteps: `Set taints: [{ key: "${GPU_TAINT.key}", value: "${GPU_TAINT.value}", effect: "${GPU_TAINT_EKS_EFFECT}" }] ` +
+  remediationSteps:
+    `Set taints: [{ key: "${GPU_TAINT.key}", value: "${GPU_TAINT.value}", effect: "${GPU_TAINT_EKS_EFFECT}" }] ` +
     `(components/gpu/node-group.ts gpuNodeTaintEks).`,
   check: (r) => {
     const ng = gpuNodeGroupOf(r);
     if (!ng) return NONE;
     const taints = ng.taints ?? [];
     if (taints.some((t) => t.key === GPU_TAINT.key && t.effect === GPU_TAINT_EKS_EFFECT)) return NONE;
-    return [{ path: "taints", value: ng.taints, message: `NodeGroup ${r.name}: taints lacks {key: "${GPU_TAINT.key}", effect: ` +
-      `"${GPU_TAINT_EKS_EFFECT}"}, got ${show(ng.taints)}` }];
+    return [
+      {
+        path: "taints",
+        value: ng.taints,
+        message: `NodeGroup ${r.name}: taints lacks {key: "${GPU_TAINT.key}", effect: ` + `"${GPU_TAINT_EKS_EFFECT}"}, got ${show(ng.taints)}`,
+      },
+    ];
   },
 });
 
@@ -49,7 +55,8 @@ export const gpuNodegroupMaxUnavailable = resourceRule<{ max: number }>({
   domain: "gpu-nodes",
   description: "An update replaces at most `max` GPU nodes at a time (an absolute count, not a percentage).",
   prevents: "A node group rollout draining several GPU nodes at once and taking serving capacity below what the traffic needs.",
-  remediationSteps: `Set updateConfig.maxUnavailable (gpu.maxUnavailable in the stack config) to at most max (default ` +
+  remediationSteps:
+    `Set updateConfig.maxUnavailable (gpu.maxUnavailable in the stack config) to at most max (default ` +
     `${maxUnavailableSettings.max.default}); do not use maxUnavailablePercentage.`,
   configSchema: { properties: maxUnavailableSettings },
   check: (r, { max }) => {
@@ -61,22 +68,34 @@ export const gpuNodegroupMaxUnavailable = resourceRule<{ max: number }>({
       return [{ path: "updateConfig.maxUnavailablePercentage", value: u.maxUnavailablePercentage, message }];
     }
     if (typeof u.maxUnavailable !== "number" || u.maxUnavailable > max) {
-      return [{ path: "updateConfig.maxUnavailable", value: u.maxUnavailable, message: `NodeGroup ${r.name}: updateConfig.maxUnavailable must be ` +
-        `<= ${max}, got ${show(u.maxUnavailable)}` }];
+      return [
+        {
+          path: "updateConfig.maxUnavailable",
+          value: u.maxUnavailable,
+          message: `NodeGroup ${r.name}: updateConfig.maxUnavailable must be ` + `<= ${max}, got ${show(u.maxUnavailable)}`,
+        },
+      ];
     }
     return NONE;
   },
 });
 
-const imdsSettings = { maxHopLimit: { type: "integer", minimum: 1, default: 2, description: "Highest IMDSv2 response hop limit (2 lets pods " +
-  "behind one network hop reach it)." } } as const;
+const imdsSettings = {
+  maxHopLimit: {
+    type: "integer",
+    minimum: 1,
+    default: 2,
+    description: "Highest IMDSv2 response hop limit (2 lets pods " + "behind one network hop reach it).",
+  },
+} as const;
 
 export const launchTemplateImdsv2 = resourceRule<{ maxHopLimit: number }>({
   name: "launch-template-imdsv2",
   domain: "gpu-nodes",
   description: "Launch templates require IMDSv2 tokens and keep the hop limit at `maxHopLimit` or below.",
   prevents: "A pod (or an SSRF in a model's pre-processing) reading the node role's credentials from the instance metadata service.",
-  remediationSteps: `Set metadataOptions: { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: <= maxHopLimit (default ` +
+  remediationSteps:
+    `Set metadataOptions: { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: <= maxHopLimit (default ` +
     `${imdsSettings.maxHopLimit.default}) }.`,
   configSchema: { properties: imdsSettings },
   check: (r, { maxHopLimit }) => {
@@ -85,8 +104,12 @@ export const launchTemplateImdsv2 = resourceRule<{ maxHopLimit: number }>({
     const m = lt.metadataOptions ?? {};
     if (m.httpEndpoint === "disabled") return NONE;
     const out: Finding[] = [];
-    if (m.httpTokens !== "required") out.push({ path: "metadataOptions.httpTokens", value: m.httpTokens, message:
-      `LaunchTemplate ${r.name}: metadataOptions.httpTokens must be "required", got ${show(m.httpTokens)}` });
+    if (m.httpTokens !== "required")
+      out.push({
+        path: "metadataOptions.httpTokens",
+        value: m.httpTokens,
+        message: `LaunchTemplate ${r.name}: metadataOptions.httpTokens must be "required", got ${show(m.httpTokens)}`,
+      });
     if (typeof m.httpPutResponseHopLimit !== "number" || m.httpPutResponseHopLimit > maxHopLimit) {
       const message = `LaunchTemplate ${r.name}: metadataOptions.httpPutResponseHopLimit must be <= ${maxHopLimit}, got ${show(m.httpPutResponseHopLimit)}`;
       out.push({ path: "metadataOptions.httpPutResponseHopLimit", value: m.httpPutResponseHopLimit, message });
@@ -107,13 +130,20 @@ export const launchTemplateEncryptedVolumes = resourceRule({
     const mappings = lt.blockDeviceMappings ?? [];
     const out: Finding[] = [];
     if (mappings.length === 0) {
-      out.push({ path: "blockDeviceMappings", value: mappings, message: `LaunchTemplate ${r.name}: blockDeviceMappings is empty, so volume ` +
-        `encryption is left to the account default` });
+      out.push({
+        path: "blockDeviceMappings",
+        value: mappings,
+        message: `LaunchTemplate ${r.name}: blockDeviceMappings is empty, so volume ` + `encryption is left to the account default`,
+      });
     }
     mappings.forEach((m, i) => {
       if (m.ebs && String(m.ebs.encrypted) !== "true") {
         const path = `blockDeviceMappings[${i}].ebs.encrypted`;
-        out.push({ path, value: m.ebs.encrypted, message: `LaunchTemplate ${r.name}: ${path} (${m.deviceName ?? "?"}) must be "true", got ${show(m.ebs.encrypted)}` });
+        out.push({
+          path,
+          value: m.ebs.encrypted,
+          message: `LaunchTemplate ${r.name}: ${path} (${m.deviceName ?? "?"}) must be "true", got ${show(m.ebs.encrypted)}`,
+        });
       }
     });
     return out;
@@ -134,8 +164,12 @@ export const gpuOperatorChartPinned = resourceRule({
       out.push({ path: "version", value: release.version, message: `Release ${r.name}: version must be an exact chart version, got ${show(release.version)}` });
     }
     const repo = release.repositoryOpts?.repo;
-    if (repo !== GPU_OPERATOR_CHART.repo) out.push({ path: "repositoryOpts.repo", value: repo, message: `Release ${r.name}: repositoryOpts.repo ` +
-      `must be ${GPU_OPERATOR_CHART.repo}, got ${show(repo)}` });
+    if (repo !== GPU_OPERATOR_CHART.repo)
+      out.push({
+        path: "repositoryOpts.repo",
+        value: repo,
+        message: `Release ${r.name}: repositoryOpts.repo ` + `must be ${GPU_OPERATOR_CHART.repo}, got ${show(repo)}`,
+      });
     return out;
   },
 });
@@ -148,10 +182,12 @@ export const gpuOperatorMatchesNodeImage = stackRule({
   remediationSteps: "Derive the operator's host software from the AMI type (components/gpu/operator.ts hostSoftwareOf).",
   check: (resources) => {
     const amiTypes = [
-      ...new Set(resources.flatMap((r) => {
-        const amiType = propsOf(r, NODE_GROUP)?.amiType;
-        return isGpuAmiType(amiType) ? [amiType as keyof typeof GPU_AMI_TYPES] : [];
-      })),
+      ...new Set(
+        resources.flatMap((r) => {
+          const amiType = propsOf(r, NODE_GROUP)?.amiType;
+          return isGpuAmiType(amiType) ? [amiType] : [];
+        }),
+      ),
     ];
     const out: Finding[] = [];
     for (const release of resources) {
@@ -168,8 +204,12 @@ export const gpuOperatorMatchesNodeImage = stackRule({
           ] as const
         ).filter(([, shipped, enabled]) => shipped && enabled !== false);
         for (const [path, , enabled] of clashes) {
-          out.push({ path: `values.${path}`, value: enabled, message: `Release ${release.name}: values.${path} must be false because ${amiType} ` +
-            `nodes ship it, got ${show(enabled)}`, urn: release.urn });
+          out.push({
+            path: `values.${path}`,
+            value: enabled,
+            message: `Release ${release.name}: values.${path} must be false because ${amiType} ` + `nodes ship it, got ${show(enabled)}`,
+            urn: release.urn,
+          });
         }
       }
     }
@@ -196,13 +236,21 @@ export const gpuNodeRoleLeastPrivilege = stackRule({
       }
       if (r.type === IAM_ROLE_POLICY) {
         const props = r.props as { policy?: unknown; role?: unknown };
-        out.push({ path: "policy", value: props.policy, message: `RolePolicy ${r.name}: policy is an inline policy on the GPU node role (role ` +
-          `${show(props.role)})`, urn: r.urn });
+        out.push({
+          path: "policy",
+          value: props.policy,
+          message: `RolePolicy ${r.name}: policy is an inline policy on the GPU node role (role ` + `${show(props.role)})`,
+          urn: r.urn,
+        });
       }
       const role = propsOf(r, IAM_ROLE);
       if (role && Array.isArray(role.inlinePolicies) && role.inlinePolicies.length > 0) {
-        out.push({ path: "inlinePolicies", value: role.inlinePolicies, message: `Role ${r.name}: inlinePolicies must be empty, got ` +
-          `${role.inlinePolicies.length}`, urn: r.urn });
+        out.push({
+          path: "inlinePolicies",
+          value: role.inlinePolicies,
+          message: `Role ${r.name}: inlinePolicies must be empty, got ` + `${role.inlinePolicies.length}`,
+          urn: r.urn,
+        });
       }
     }
     return out;
@@ -224,9 +272,11 @@ const spanZonesSettings = {
 export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
   name: "gpu-nodes-span-zones",
   domain: "gpu-nodes",
-  description: `In the listed environments, the GPU node groups of each GPU type run in subnets of at least minZones availability zones (tag ` +
+  description:
+    `In the listed environments, the GPU node groups of each GPU type run in subnets of at least minZones availability zones (tag ` +
     `${NODE_GROUP_ZONES_TAG}) with at least minZones nodes (scalingConfig.minSize).`,
-  prevents: "One availability-zone outage taking every GPU of a serving group with it: Triton's zone spread cannot place replicas in zones that " +
+  prevents:
+    "One availability-zone outage taking every GPU of a serving group with it: Triton's zone spread cannot place replicas in zones that " +
     "have no GPU nodes.",
   remediationSteps:
     `List at least minZones (default ${spanZonesSettings.minZones.default}, in ${spanZonesSettings.environments.default.join(", ")}) zones in triton-platform:cluster.zones ` +
@@ -246,7 +296,13 @@ export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
     const props = (g: PolicyResource) => g.props as NodeGroup;
     for (const [gpuType, gs] of byGpuType) {
       const path = `tags["${NODE_GROUP_ZONES_TAG}"]`;
-      const zones = new Set(gs.flatMap((g) => String(props(g).tags?.[NODE_GROUP_ZONES_TAG] ?? "").split(/\s+/).filter(Boolean)));
+      const zones = new Set(
+        gs.flatMap((g) =>
+          String(props(g).tags?.[NODE_GROUP_ZONES_TAG] ?? "")
+            .split(/\s+/)
+            .filter(Boolean),
+        ),
+      );
       const g = gs[0];
       if (zones.size < cfg.minZones) {
         const value = props(g).tags?.[NODE_GROUP_ZONES_TAG];
@@ -255,7 +311,7 @@ export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
           value,
           message:
             `NodeGroup ${g.name} (${gpuType}, ${awsEnvironment(g)}): ${path} is ${show(value)} (subnetIds ` +
-              `${JSON.stringify(gs.flatMap((x) => props(x).subnetIds ?? []))}); ` +
+            `${JSON.stringify(gs.flatMap((x) => props(x).subnetIds ?? []))}); ` +
             `GPU nodes of ${gpuType} span ${zones.size} zone(s), need >= ${cfg.minZones}`,
           urn: g.urn,
         });
@@ -266,7 +322,8 @@ export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
         out.push({
           path: "scalingConfig.minSize",
           value,
-          message: `NodeGroup ${g.name} (${gpuType}, ${awsEnvironment(g)}): scalingConfig.minSize is ${show(value)} (${minNodes} across the ` +
+          message:
+            `NodeGroup ${g.name} (${gpuType}, ${awsEnvironment(g)}): scalingConfig.minSize is ${show(value)} (${minNodes} across the ` +
             `type's groups), below the ${cfg.minZones} nodes one per zone needs`,
           urn: g.urn,
         });

@@ -12,4 +12,12 @@ import { tritonRules } from "./triton";
 
 export type { Finding, Rule } from "./rule";
 
-export const rules: Rule[] = [...foundationRules, ...gpuNodeRules, ...modelRepositoryRules, ...monitoringRules, ...tritonRules, ...firewallRules, ...gatewayRules];
+export const rules: Rule[] = [
+  ...foundationRules,
+  ...gpuNodeRules,
+  ...modelRepositoryRules,
+  ...monitoringRules,
+  ...tritonRules,
+  ...firewallRules,
+  ...gatewayRules,
+];

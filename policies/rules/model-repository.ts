@@ -12,7 +12,11 @@ type Bucket = PropsOf<typeof BUCKET>;
 type BucketSettingType = typeof BUCKET_ENCRYPTION | typeof BUCKET_VERSIONING | typeof BUCKET_PUBLIC_ACCESS_BLOCK | typeof BUCKET_POLICY;
 
 /** Settings resources (aws v7: one per concern) that belong to a bucket: they depend on it, or name it; with their typed props. */
-export function settingsOf<Type extends BucketSettingType>(resources: readonly PolicyResource[], bucket: PolicyResource, type: Type): { r: PolicyResource; props: PropsOf<Type> }[] {
+export function settingsOf<Type extends BucketSettingType>(
+  resources: readonly PolicyResource[],
+  bucket: PolicyResource,
+  type: Type,
+): { r: PolicyResource; props: PropsOf<Type> }[] {
   const name = (bucket.props as Bucket).bucket;
   return resources.flatMap((r) => {
     const props = propsOf(r, type);
@@ -44,8 +48,9 @@ export const s3BucketEncrypted = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has default encryption with a KMS key (SSE-KMS).",
   prevents: "Model weights readable by anyone who obtains s3:GetObject alone; with SSE-KMS a reader also needs kms:Decrypt on the key.",
-  remediationSteps: "Add an aws.s3.BucketServerSideEncryptionConfiguration for the bucket with applyServerSideEncryptionByDefault.sseAlgorithm " +
-    "\"aws:kms\" (components/model-repository/s3.ts bucketHardening).",
+  remediationSteps:
+    "Add an aws.s3.BucketServerSideEncryptionConfiguration for the bucket with applyServerSideEncryptionByDefault.sseAlgorithm " +
+    '"aws:kms" (components/model-repository/s3.ts bucketHardening).',
   check: perBucket((b, props, all) => {
     const inline = props.serverSideEncryptionConfiguration?.rule?.applyServerSideEncryptionByDefault?.sseAlgorithm;
     if (KMS_ALGORITHMS.includes(inline)) return undefined;
@@ -54,7 +59,8 @@ export const s3BucketEncrypted = stackRule({
       return {
         path: "serverSideEncryptionConfiguration",
         value: props.serverSideEncryptionConfiguration,
-        message: `${bucketLabel(b)} has no BucketServerSideEncryptionConfiguration (default encryption with a KMS key) and ` +
+        message:
+          `${bucketLabel(b)} has no BucketServerSideEncryptionConfiguration (default encryption with a KMS key) and ` +
           `serverSideEncryptionConfiguration is ${JSON.stringify(props.serverSideEncryptionConfiguration ?? null)}`,
       };
     }
@@ -77,20 +83,26 @@ export const s3BucketVersioned = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has versioning enabled.",
   prevents: "A bad or accidental model push (or delete) that overwrites the only copy of the weights serving depends on.",
-  remediationSteps: "Add an aws.s3.BucketVersioning for the bucket with versioningConfiguration.status \"Enabled\".",
+  remediationSteps: 'Add an aws.s3.BucketVersioning for the bucket with versioningConfiguration.status "Enabled".',
   check: perBucket((b, props, all) => {
     if (props.versioning?.enabled === true) return undefined;
     const configs = settingsOf(all, b, BUCKET_VERSIONING);
     if (configs.length === 0) {
       const value = props.versioning?.enabled;
-      return { path: "versioning.enabled", value, message: `${bucketLabel(b)} has no BucketVersioning and versioning.enabled is ` +
-        `${JSON.stringify(value ?? null)}` };
+      return {
+        path: "versioning.enabled",
+        value,
+        message: `${bucketLabel(b)} has no BucketVersioning and versioning.enabled is ` + `${JSON.stringify(value ?? null)}`,
+      };
     }
     const bad = configs.find((c) => c.props.versioningConfiguration?.status !== "Enabled");
     if (bad) {
       const status = bad.props.versioningConfiguration?.status;
-      return { path: "versioningConfiguration.status", value: status, message: `${bucketLabel(b)}: ${bad.r.name} versioningConfiguration.status ` +
-        `is ${JSON.stringify(status)}, expected "Enabled"` };
+      return {
+        path: "versioningConfiguration.status",
+        value: status,
+        message: `${bucketLabel(b)}: ${bad.r.name} versioningConfiguration.status ` + `is ${JSON.stringify(status)}, expected "Enabled"`,
+      };
     }
     return undefined;
   }),
@@ -103,8 +115,8 @@ export const s3PublicAccessBlocked = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has a public access block with all four settings true.",
   prevents: "A later ACL or bucket policy change that publishes proprietary model weights to the internet.",
-  remediationSteps: "Add an aws.s3.BucketPublicAccessBlock for the bucket with blockPublicAcls, blockPublicPolicy, ignorePublicAcls and " +
-    "restrictPublicBuckets all true.",
+  remediationSteps:
+    "Add an aws.s3.BucketPublicAccessBlock for the bucket with blockPublicAcls, blockPublicPolicy, ignorePublicAcls and " + "restrictPublicBuckets all true.",
   check: perBucket((b, _props, all) => {
     const blocks = settingsOf(all, b, BUCKET_PUBLIC_ACCESS_BLOCK);
     if (blocks.length === 0) {
@@ -113,7 +125,11 @@ export const s3PublicAccessBlocked = stackRule({
     for (const { r: p, props: block } of blocks) {
       const off = PUBLIC_ACCESS_FLAGS.filter((f) => block[f] !== true);
       if (off.length) {
-        return { path: off[0], value: block[off[0]], message: `${bucketLabel(b)}: ${p.name} ${off.map((f) => `${f} is ${JSON.stringify(block[f])}`).join(", ")}; all four must be true` };
+        return {
+          path: off[0],
+          value: block[off[0]],
+          message: `${bucketLabel(b)}: ${p.name} ${off.map((f) => `${f} is ${JSON.stringify(block[f])}`).join(", ")}; all four must be true`,
+        };
       }
     }
     return undefined;
@@ -139,15 +155,19 @@ export const s3TlsOnly = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has a bucket policy that denies requests without TLS (aws:SecureTransport false).",
   prevents: "Model weights and credentials-bearing requests sent in clear text over plain HTTP.",
-  remediationSteps: "Add an aws.s3.BucketPolicy with a Deny statement for Principal \"*\", Action \"s3:*\", Condition Bool aws:SecureTransport " +
-    "\"false\" (components/model-repository/policies.ts tlsOnlyBucketPolicy).",
+  remediationSteps:
+    'Add an aws.s3.BucketPolicy with a Deny statement for Principal "*", Action "s3:*", Condition Bool aws:SecureTransport ' +
+    '"false" (components/model-repository/policies.ts tlsOnlyBucketPolicy).',
   check: perBucket((b, props, all) => {
     const policies = settingsOf(all, b, BUCKET_POLICY);
     const inline = decodeJson(props.policy);
     if (inline !== undefined && deniesInsecureTransport(inline)) return undefined;
     if (policies.length === 0) {
-      return { path: "policy", value: props.policy, message: `${bucketLabel(b)} has no BucketPolicy denying aws:SecureTransport "false", and its ` +
-        `policy is ${JSON.stringify(props.policy ?? null)}` };
+      return {
+        path: "policy",
+        value: props.policy,
+        message: `${bucketLabel(b)} has no BucketPolicy denying aws:SecureTransport "false", and its ` + `policy is ${JSON.stringify(props.policy ?? null)}`,
+      };
     }
     // The document is unknown during a preview when it depends on the new bucket's ARN: nothing to judge yet.
     const known = policies.filter((p) => p.props.policy !== undefined);
@@ -182,16 +202,21 @@ export function wildcardS3Statements(doc: PolicyDocument | undefined): Statement
 export const iamNoWildcardS3Resource = resourceRule({
   name: "iam-no-wildcard-s3-resource",
   domain: "model-repository",
-  description: "No IAM policy statement allows S3 actions on Resource \"*\" (or arn:aws:s3:::*).",
+  description: 'No IAM policy statement allows S3 actions on Resource "*" (or arn:aws:s3:::*).',
   prevents: "A model reader (or a CI role) that can read or overwrite every bucket in the account, not just the model prefix.",
-  remediationSteps: "Name the bucket ARN (for s3:ListBucket, with an s3:prefix condition) and <bucket ARN>/<prefix>/* (for object actions) as " +
+  remediationSteps:
+    "Name the bucket ARN (for s3:ListBucket, with an s3:prefix condition) and <bucket ARN>/<prefix>/* (for object actions) as " +
     "Resource (components/model-repository/policies.ts).",
   check: (r) =>
     iamDocumentsOf(r).flatMap(({ where, doc }) => {
       const all = statementsOf(doc);
       return wildcardS3Statements(doc).map((s) => {
         const path = `${where}.Statement[${all.indexOf(s)}].Resource`;
-        return { path, value: s.Resource, message: `${r.type} ${r.name}: ${path} (statement ${s.Sid ? `"${s.Sid}" ` : ""}allowing ${JSON.stringify(s.Action)}) is ${JSON.stringify(s.Resource)}` };
+        return {
+          path,
+          value: s.Resource,
+          message: `${r.type} ${r.name}: ${path} (statement ${s.Sid ? `"${s.Sid}" ` : ""}allowing ${JSON.stringify(s.Action)}) is ${JSON.stringify(s.Resource)}`,
+        };
       });
     }),
 });
@@ -203,8 +228,8 @@ export const noStaticAwsKeysInPodEnv = resourceRule({
   domain: "model-repository",
   description: "No container sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_SESSION_TOKEN; pods get AWS access through IRSA.",
   prevents: "Long-lived access keys copied into manifests and Secrets, where they leak, never rotate and outlive the pod that needed them.",
-  remediationSteps: "Remove the variables; run the pod as the ServiceAccount annotated with eks.amazonaws.com/role-arn " +
-    "(ModelRepositoryBinding.serviceAccountName).",
+  remediationSteps:
+    "Remove the variables; run the pod as the ServiceAccount annotated with eks.amazonaws.com/role-arn " + "(ModelRepositoryBinding.serviceAccountName).",
   check: (r) => {
     if (!isK8sObject(r.type, r.props)) return NONE;
     const out: Finding[] = [];
@@ -224,4 +249,11 @@ export const noStaticAwsKeysInPodEnv = resourceRule({
   },
 });
 
-export const modelRepositoryRules: Rule[] = [s3BucketEncrypted, s3BucketVersioned, s3PublicAccessBlocked, s3TlsOnly, iamNoWildcardS3Resource, noStaticAwsKeysInPodEnv];
+export const modelRepositoryRules: Rule[] = [
+  s3BucketEncrypted,
+  s3BucketVersioned,
+  s3PublicAccessBlocked,
+  s3TlsOnly,
+  iamNoWildcardS3Resource,
+  noStaticAwsKeysInPodEnv,
+];

@@ -26,7 +26,7 @@ export const monitoringGrafanaAdminSecret = resourceRule({
   prevents: "A known admin password (the chart ships 'prom-operator') on a Grafana that can read every production metric, committed to git or Helm history.",
   remediationSteps:
     "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove " +
-      "grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
+    "grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
   check: (r) => {
     const release = kubePrometheusStackOf(r);
     if (!release) return NONE;
@@ -40,7 +40,8 @@ export const monitoringGrafanaAdminSecret = resourceRule({
     }
     const existing = grafana.admin?.existingSecret;
     if (typeof existing !== "string" || existing === "") {
-      const message = `Helm release ${r.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana ` +
+      const message =
+        `Helm release ${r.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana ` +
         `falls back to the chart's default password`;
       out.push({ path: "values.grafana.admin.existingSecret", value: existing, message });
     }
@@ -66,8 +67,13 @@ export const monitoringAlertingInProd = resourceRule<EnvConfig>({
     if (!environments.includes(env)) return NONE;
     const enabled = release.values?.alertmanager?.enabled;
     if (enabled === true) return NONE;
-    return [{ path: "values.alertmanager.enabled", value: enabled, message: `Helm release ${r.name} (environment ${env}): ` +
-      `values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true` }];
+    return [
+      {
+        path: "values.alertmanager.enabled",
+        value: enabled,
+        message: `Helm release ${r.name} (environment ${env}): ` + `values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true`,
+      },
+    ];
   },
 });
 
@@ -97,8 +103,8 @@ export const monitoringChartVersionPinned = resourceRule<{ charts: string[] }>({
       out.push({ path: "version", value: version, message });
     }
     if (!release.repositoryOpts?.repo) {
-      const message = `Helm release ${r.name} (chart ${release.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo ` +
-        `is configured locally`;
+      const message =
+        `Helm release ${r.name} (chart ${release.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo ` + `is configured locally`;
       out.push({ path: "repositoryOpts.repo", value: release.repositoryOpts?.repo, message });
     }
     return out;
@@ -142,7 +148,9 @@ function survivesRelabelling(relabels: readonly Relabeling[] | undefined, labels
 
 /** Is a port of a Service the Triton metrics port? */
 function isMetricsPort(p: ServicePort): boolean {
-  return p.port === TRITON_PORTS.metrics || p.name === TRITON_METRICS_PORT_NAME || p.targetPort === TRITON_METRICS_PORT_NAME || p.targetPort === TRITON_PORTS.metrics;
+  return (
+    p.port === TRITON_PORTS.metrics || p.name === TRITON_METRICS_PORT_NAME || p.targetPort === TRITON_METRICS_PORT_NAME || p.targetPort === TRITON_PORTS.metrics
+  );
 }
 
 /** Does a kube-prometheus-stack release's Prometheus select ServiceMonitors with these labels? (the chart's serviceMonitorSelector logic) */
@@ -199,15 +207,16 @@ export const tritonMetricsScraped = stackRule({
   name: "triton-metrics-scraped",
   domain: "monitoring",
   description:
-    "Every Triton StatefulSet has a metrics Service (port 8002 / \"metrics\") that Prometheus scrapes: a ServiceMonitor the " +
-      "kube-prometheus-stack Prometheus selects covers its namespace, labels, port and keep/drop relabelings, or an additionalScrapeConfigs job " +
-      "does.",
-  prevents: "A serving group (often a newly added one) whose queue time, failures and GPU use nobody sees: its alerts never fire and its " +
+    'Every Triton StatefulSet has a metrics Service (port 8002 / "metrics") that Prometheus scrapes: a ServiceMonitor the ' +
+    "kube-prometheus-stack Prometheus selects covers its namespace, labels, port and keep/drop relabelings, or an additionalScrapeConfigs job " +
+    "does.",
+  prevents:
+    "A serving group (often a newly added one) whose queue time, failures and GPU use nobody sees: its alerts never fire and its " +
     "autoscaler's custom metric is empty.",
   remediationSteps:
     "Give the group a metrics Service (components/triton/manifests.ts tritonMetricsService) labelled app.kubernetes.io/component=metrics, and " +
-      "keep the monitoring ServiceMonitor's namespaceSelector, selector and service-name keep regex in step with the serving groups " +
-      "(components/monitoring, servingGroups).",
+    "keep the monitoring ServiceMonitor's namespaceSelector, selector and service-name keep regex in step with the serving groups " +
+    "(components/monitoring, servingGroups).",
   check: (resources) => {
     const monitors = resources.filter((r) => r.type === SERVICE_MONITOR);
     const releases = resources.filter((r) => kubePrometheusStackOf(r) !== undefined);
@@ -217,18 +226,23 @@ export const tritonMetricsScraped = stackRule({
     for (const sts of tritonStatefulSets(resources)) {
       const pods = podTemplateLabelsOf(sts);
       const ns = namespaceOf(sts);
-      const metrics = servicesFor(resources, ns, pods).flatMap((svc) => (propsOf(svc, SERVICE)?.spec?.ports ?? []).filter(isMetricsPort).map((port) => ({ svc, port })));
+      const metrics = servicesFor(resources, ns, pods).flatMap((svc) =>
+        (propsOf(svc, SERVICE)?.spec?.ports ?? []).filter(isMetricsPort).map((port) => ({ svc, port })),
+      );
       if (metrics.length === 0) {
         out.push({
           path: "spec.template.metadata.labels",
           value: pods,
-          message: `StatefulSet ${ns}/${objectNameOf(sts)}: no Service in namespace ${ns} selects its pods (spec.template.metadata.labels ` +
+          message:
+            `StatefulSet ${ns}/${objectNameOf(sts)}: no Service in namespace ${ns} selects its pods (spec.template.metadata.labels ` +
             `${JSON.stringify(pods)}) on the metrics port ${TRITON_PORTS.metrics}`,
           urn: sts.urn,
         });
         continue;
       }
-      const scraped = metrics.some(({ svc, port }) => selected.some((sm) => serviceMonitorCovers(sm, svc, port, pods)) || jobs.some((j) => scrapeJobCovers(j, svc, port, pods)));
+      const scraped = metrics.some(
+        ({ svc, port }) => selected.some((sm) => serviceMonitorCovers(sm, svc, port, pods)) || jobs.some((j) => scrapeJobCovers(j, svc, port, pods)),
+      );
       if (!scraped) {
         const { svc } = metrics[0];
         const labels = metadataOf(svc).labels ?? {};
@@ -237,7 +251,7 @@ export const tritonMetricsScraped = stackRule({
           value: labels,
           message:
             `Service ${namespaceOf(svc)}/${objectNameOf(svc)} (metrics of StatefulSet ${objectNameOf(sts)}): metadata.labels ` +
-              `${JSON.stringify(labels)} are scraped by ` +
+            `${JSON.stringify(labels)} are scraped by ` +
             `no ServiceMonitor that Prometheus selects (${selected.map(objectNameOf).join(", ") || "none"}: namespaceSelector, selector, endpoint port, keep/drop relabelings) ` +
             "and by no additionalScrapeConfigs job",
           urn: svc.urn,
@@ -272,10 +286,12 @@ export const crdObjectsDependOnRelease = stackRule<{ crdCharts: Record<string, s
   domain: "monitoring",
   description:
     "Kubernetes objects of a CRD kind (ServiceMonitor, PrometheusRule: group monitoring.coreos.com) depend, directly or through other " +
-      "dependencies, on a Helm release of the chart that installs those CRDs.",
-  prevents: "A first `pulumi up` on a fresh cluster failing (or a destroy hanging) because a ServiceMonitor or PrometheusRule is sent before " +
+    "dependencies, on a Helm release of the chart that installs those CRDs.",
+  prevents:
+    "A first `pulumi up` on a fresh cluster failing (or a destroy hanging) because a ServiceMonitor or PrometheusRule is sent before " +
     "kube-prometheus-stack has installed its CRD.",
-  remediationSteps: "Create the object with dependsOn: [the kube-prometheus-stack release] (components/monitoring does: crdOpts); add a group → " +
+  remediationSteps:
+    "Create the object with dependsOn: [the kube-prometheus-stack release] (components/monitoring does: crdOpts); add a group → " +
     "chart entry to crdCharts for other CRDs.",
   configSchema: {
     properties: {
@@ -311,4 +327,10 @@ export const crdObjectsDependOnRelease = stackRule<{ crdCharts: Record<string, s
   },
 });
 
-export const monitoringRules: Rule[] = [monitoringGrafanaAdminSecret, monitoringAlertingInProd, monitoringChartVersionPinned, tritonMetricsScraped, crdObjectsDependOnRelease];
+export const monitoringRules: Rule[] = [
+  monitoringGrafanaAdminSecret,
+  monitoringAlertingInProd,
+  monitoringChartVersionPinned,
+  tritonMetricsScraped,
+  crdObjectsDependOnRelease,
+];

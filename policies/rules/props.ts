@@ -140,7 +140,7 @@ export function podSpecsOf(r: Pick<Resource, "props">): { spec: PodSpec | undefi
 
 /** The labels of a workload's pod template (Deployment, StatefulSet, DaemonSet: spec.template.metadata.labels). */
 export function podTemplateLabelsOf(r: Pick<Resource, "props">): Readonly<Record<string, string>> {
-  return ((r.props as WorkloadProps).spec?.template?.metadata?.labels ?? {}) as Readonly<Record<string, string>>;
+  return (r.props as WorkloadProps).spec?.template?.metadata?.labels ?? {};
 }
 
 /** An ingress permission as the three AWS resource shapes express it. */
@@ -165,12 +165,21 @@ function cidrsAt(o: Readonly<Record<string, unknown>>, fields: string[], prefix 
 export function securityGroupIngressOf(r: Pick<Resource, "type" | "props">): Opening[] {
   const standalone = propsOf(r, T.SECURITY_GROUP_INGRESS_RULE);
   if (standalone) {
-    return [{ cidrs: cidrsAt(standalone, ["cidrIpv4", "cidrIpv6"]), protocol: standalone.ipProtocol as string, fromPort: standalone.fromPort, toPort: standalone.toPort }];
+    return [
+      {
+        cidrs: cidrsAt(standalone, ["cidrIpv4", "cidrIpv6"]),
+        protocol: standalone.ipProtocol as string,
+        fromPort: standalone.fromPort,
+        toPort: standalone.toPort,
+      },
+    ];
   }
   const legacy = propsOf(r, T.SECURITY_GROUP_RULE);
   if (legacy) {
     if (legacy.type !== "ingress") return [];
-    return [{ cidrs: cidrsAt(legacy, ["cidrBlocks", "ipv6CidrBlocks"]), protocol: legacy.protocol as string, fromPort: legacy.fromPort, toPort: legacy.toPort }];
+    return [
+      { cidrs: cidrsAt(legacy, ["cidrBlocks", "ipv6CidrBlocks"]), protocol: legacy.protocol as string, fromPort: legacy.fromPort, toPort: legacy.toPort },
+    ];
   }
   const group = propsOf(r, T.SECURITY_GROUP);
   if (group) {

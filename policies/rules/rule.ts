@@ -59,7 +59,9 @@ export function resourceRule<S = Record<string, never>>(spec: RuleInfo & { check
 }
 
 /** A stack rule; every rule is advisory in code, its level per stack comes from policies/config/<stack>.json. */
-export function stackRule<S = Record<string, never>>(spec: RuleInfo & { check: (resources: readonly PolicyResource[], settings: S) => readonly Finding[] }): StackRule<S> {
+export function stackRule<S = Record<string, never>>(
+  spec: RuleInfo & { check: (resources: readonly PolicyResource[], settings: S) => readonly Finding[] },
+): StackRule<S> {
   return {
     ...spec,
     kind: "stack",

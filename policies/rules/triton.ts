@@ -66,8 +66,11 @@ export const tritonGpuLimitsEqualRequests = resourceRule({
         out.push({ path: at, value: limit, message: `${describeSts(sts, r.name)}: ${at} is ${JSON.stringify(limit)}, must be an integer >= 1` });
       } else if (request !== undefined && String(request) !== String(limit)) {
         const at = `${path}.resources.requests["${GPU}"]`;
-        out.push({ path: at, value: request, message: `${describeSts(sts, r.name)}: ${at} is ${JSON.stringify(request)} but limits is ` +
-          `${JSON.stringify(limit)}; they must be equal` });
+        out.push({
+          path: at,
+          value: request,
+          message: `${describeSts(sts, r.name)}: ${at} is ${JSON.stringify(request)} but limits is ` + `${JSON.stringify(limit)}; they must be equal`,
+        });
       }
     }
     return out;
@@ -89,8 +92,11 @@ export const tritonShmSized = resourceRule({
       const where = describeSts(sts, r.name);
       const mount = (c.volumeMounts ?? []).find((m) => m.mountPath === "/dev/shm");
       if (!mount) {
-        out.push({ path: `${path}.volumeMounts`, value: c.volumeMounts, message: `${where}: ${path}.volumeMounts has no mount at /dev/shm (the ` +
-          `default is 64 MiB)` });
+        out.push({
+          path: `${path}.volumeMounts`,
+          value: c.volumeMounts,
+          message: `${where}: ${path}.volumeMounts has no mount at /dev/shm (the ` + `default is 64 MiB)`,
+        });
         continue;
       }
       const v = volumes.findIndex((x) => x.name === mount.name);
@@ -100,8 +106,11 @@ export const tritonShmSized = resourceRule({
       if (vol?.emptyDir?.medium !== "Memory" || !size) {
         const value = vol?.emptyDir ?? vol ?? null;
         const at = vol ? `${volPath}.emptyDir` : `${path}.volumeMounts`;
-        out.push({ path: at, value, message: `${where}: volume ${mount.name} at /dev/shm (${at}) is ${JSON.stringify(value)}, must be emptyDir ` +
-          `{medium: Memory, sizeLimit}` });
+        out.push({
+          path: at,
+          value,
+          message: `${where}: volume ${mount.name} at /dev/shm (${at}) is ${JSON.stringify(value)}, must be emptyDir ` + `{medium: Memory, sizeLimit}`,
+        });
         continue;
       }
       const mem = c.resources?.limits?.memory;
@@ -124,7 +133,8 @@ export const tritonStartupProbe = resourceRule<{ minStartupSeconds: number }>({
   domain: "triton",
   description: "tritonserver containers have a startupProbe whose periodSeconds × failureThreshold covers a minimum model-load time (minStartupSeconds).",
   prevents: "The liveness probe killing a server that is still loading its models: a restart loop that never serves.",
-  remediationSteps: `Add a startupProbe on /v2/health/ready allowing at least minStartupSeconds (default ` +
+  remediationSteps:
+    `Add a startupProbe on /v2/health/ready allowing at least minStartupSeconds (default ` +
     `${startupSettings.minStartupSeconds.default}); raise the group's modelLoadBudgetSeconds (it sets failureThreshold).`,
   configSchema: { properties: startupSettings },
   check: (r, { minStartupSeconds }) => {
@@ -168,8 +178,11 @@ export const tritonImagePinned = resourceRule({
       const colon = repoTag.indexOf(":", lastSlash + 1);
       const tag = colon < 0 ? undefined : repoTag.slice(colon + 1);
       if (digest ? !/^sha256:[a-f0-9]{64}$/.test(digest) : tag === undefined || tag === "latest" || tag === "") {
-        out.push({ path: `${path}.image`, value: image, message: `${describeSts(sts, r.name)}: ${path}.image is ${JSON.stringify(image)}, must ` +
-          `carry a release tag (not latest) or a sha256 digest` });
+        out.push({
+          path: `${path}.image`,
+          value: image,
+          message: `${describeSts(sts, r.name)}: ${path}.image is ${JSON.stringify(image)}, must ` + `carry a release tag (not latest) or a sha256 digest`,
+        });
       }
     }
     return out;
@@ -193,13 +206,20 @@ export const tritonNonRoot = resourceRule({
       const at = `${path}.securityContext`;
       const nonRoot = sc.runAsNonRoot ?? pod.runAsNonRoot;
       const uid = sc.runAsUser ?? pod.runAsUser;
-      if (nonRoot !== true) out.push({ path: `${at}.runAsNonRoot`, value: nonRoot, message: `${where}: ${at}.runAsNonRoot is ` +
-        `${JSON.stringify(nonRoot)} (pod and container), must be true` });
+      if (nonRoot !== true)
+        out.push({
+          path: `${at}.runAsNonRoot`,
+          value: nonRoot,
+          message: `${where}: ${at}.runAsNonRoot is ` + `${JSON.stringify(nonRoot)} (pod and container), must be true`,
+        });
       if (uid === 0) out.push({ path: `${at}.runAsUser`, value: uid, message: `${where}: ${at}.runAsUser is 0 (root)` });
       if (sc.allowPrivilegeEscalation !== false) {
         const value = sc.allowPrivilegeEscalation;
-        out.push({ path: `${at}.allowPrivilegeEscalation`, value, message: `${where}: ${at}.allowPrivilegeEscalation is ` +
-          `${JSON.stringify(value)}, must be false` });
+        out.push({
+          path: `${at}.allowPrivilegeEscalation`,
+          value,
+          message: `${where}: ${at}.allowPrivilegeEscalation is ` + `${JSON.stringify(value)}, must be false`,
+        });
       }
       if (!(sc.capabilities?.drop ?? []).includes("ALL")) {
         const value = sc.capabilities?.drop;
@@ -237,11 +257,14 @@ export const tritonRealFlags = resourceRule({
 export const tritonPdbExists = stackRule({
   name: "triton-pdb-exists",
   domain: "triton",
-  description: "Every Triton StatefulSet is covered by a PodDisruptionBudget in its namespace whose selector (matchLabels and matchExpressions) " +
+  description:
+    "Every Triton StatefulSet is covered by a PodDisruptionBudget in its namespace whose selector (matchLabels and matchExpressions) " +
     "selects its pod template's labels.",
-  prevents: "A node-group upgrade or drain evicting every replica of a serving group at once, including when a PDB exists but its selector " +
+  prevents:
+    "A node-group upgrade or drain evicting every replica of a serving group at once, including when a PDB exists but its selector " +
     "misses the pods (a typo, a renamed label).",
-  remediationSteps: "Create a policy/v1 PodDisruptionBudget in the StatefulSet's namespace whose spec.selector selects " +
+  remediationSteps:
+    "Create a policy/v1 PodDisruptionBudget in the StatefulSet's namespace whose spec.selector selects " +
     "spec.template.metadata.labels (the component does, maxUnavailable 1).",
   check: (resources) => {
     // Index each PDB with matchLabels under its rarest entry, so a StatefulSet checks a few
@@ -259,7 +282,12 @@ export const tritonPdbExists = stackRule({
     const push = <K>(m: Map<K, typeof pdbs>, key: K, p: (typeof pdbs)[number]) => (m.get(key) ?? m.set(key, []).get(key)!).push(p);
     for (const p of pdbs) {
       if (p.sel.length === 0) push(byNamespace, p.ns, p);
-      else push(byKey, p.sel.map(([k, v]) => entryKey(p.ns, k, v)).reduce((a, b) => (freq.get(b)! < freq.get(a)! ? b : a)), p);
+      else
+        push(
+          byKey,
+          p.sel.map(([k, v]) => entryKey(p.ns, k, v)).reduce((a, b) => (freq.get(b)! < freq.get(a)! ? b : a)),
+          p,
+        );
     }
     const out: Finding[] = [];
     for (const r of resources) {
@@ -272,7 +300,8 @@ export const tritonPdbExists = stackRule({
         out.push({
           path: "spec.template.metadata.labels",
           value: labels,
-          message: `${describeSts(sts, r.name)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)} ` +
+          message:
+            `${describeSts(sts, r.name)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)} ` +
             `(spec.template.metadata.labels)`,
           urn: r.urn,
         });
@@ -303,16 +332,22 @@ export const tritonMinReplicas = resourceRule<EnvConfig & { minReplicas: number 
     if (sts && sts.spec?.template?.metadata?.labels?.track !== "canary") {
       const n = sts.spec?.replicas ?? 1;
       if (n < cfg.minReplicas) {
-        out.push({ path: "spec.replicas", value: n, message: `${describeSts(sts, r.name)}: spec.replicas is ${n}, must be >= ${cfg.minReplicas} ` +
-          `in ${sts.metadata?.labels?.[ENVIRONMENT_LABEL]}` });
+        out.push({
+          path: "spec.replicas",
+          value: n,
+          message: `${describeSts(sts, r.name)}: spec.replicas is ${n}, must be >= ${cfg.minReplicas} ` + `in ${sts.metadata?.labels?.[ENVIRONMENT_LABEL]}`,
+        });
       }
     }
     const hpa = propsOf(r, HPA);
     if (hpa && isTritonPodLabels(hpa.metadata?.labels) && hpa.metadata?.labels?.track !== "canary") {
       const n = hpa.spec?.minReplicas ?? 1;
       if (n < cfg.minReplicas) {
-        out.push({ path: "spec.minReplicas", value: n, message: `HorizontalPodAutoscaler ${hpa.metadata?.name ?? r.name}: spec.minReplicas is ` +
-          `${n}, must be >= ${cfg.minReplicas}` });
+        out.push({
+          path: "spec.minReplicas",
+          value: n,
+          message: `HorizontalPodAutoscaler ${hpa.metadata?.name ?? r.name}: spec.minReplicas is ` + `${n}, must be >= ${cfg.minReplicas}`,
+        });
       }
     }
     return out;
@@ -359,9 +394,17 @@ export const tritonExplicitModelControl = resourceRule<EnvConfig>({
       const loads = flags.filter((a) => a.startsWith("--load-model=")).map((a) => a.slice("--load-model=".length));
       if (mode !== "explicit") {
         const value = flags.filter((a) => a.startsWith("--model-control-mode="));
-        out.push({ path: `${path}.args`, value, message: `${describeSts(sts, r.name)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit` });
+        out.push({
+          path: `${path}.args`,
+          value,
+          message: `${describeSts(sts, r.name)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit`,
+        });
       } else if (loads.length === 0 || loads.includes("*")) {
-        out.push({ path: `${path}.args`, value: loads, message: `${describeSts(sts, r.name)}: ${path}.args loads ${loads.length ? "every model (*)" : "no model"}; name each model with --load-model` });
+        out.push({
+          path: `${path}.args`,
+          value: loads,
+          message: `${describeSts(sts, r.name)}: ${path}.args loads ${loads.length ? "every model (*)" : "no model"}; name each model with --load-model`,
+        });
       }
     }
     return out;
@@ -373,10 +416,12 @@ const HPA_TYPES: readonly string[] = [HPA, "kubernetes:autoscaling/v1:Horizontal
 export const hpaTargetExists = stackRule({
   name: "hpa-target-exists",
   domain: "triton",
-  description: "Every HorizontalPodAutoscaler's spec.scaleTargetRef names a workload of that apiVersion and kind (for Triton, a StatefulSet) " +
+  description:
+    "Every HorizontalPodAutoscaler's spec.scaleTargetRef names a workload of that apiVersion and kind (for Triton, a StatefulSet) " +
     "that the stack creates in the HPA's namespace.",
   prevents: "An autoscaler that scales nothing (a renamed group, a typo, a wrong kind): serving stays at its initial replicas while the queue grows.",
-  remediationSteps: "Point scaleTargetRef at the group's StatefulSet: apiVersion apps/v1, kind StatefulSet, name = the group's workload name " +
+  remediationSteps:
+    "Point scaleTargetRef at the group's StatefulSet: apiVersion apps/v1, kind StatefulSet, name = the group's workload name " +
     "(components/triton/manifests.ts tritonHorizontalPodAutoscaler).",
   check: (resources) => {
     const byKey = new Set(resources.filter((r) => r.type.startsWith("kubernetes:")).map((r) => JSON.stringify([r.type, namespaceOf(r), objectNameOf(r)])));

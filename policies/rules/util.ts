@@ -100,7 +100,7 @@ export function tritonStatefulSets(resources: readonly PolicyResource[]): Policy
   return resources.filter((r) => r.type === STATEFUL_SET && isTritonPodLabels(podTemplateLabelsOf(r)));
 }
 
-const selectorOf = (s: PolicyResource): Readonly<Record<string, string>> => (propsOf(s, SERVICE)?.spec?.selector ?? {}) as Readonly<Record<string, string>>;
+const selectorOf = (s: PolicyResource): Readonly<Record<string, string>> => propsOf(s, SERVICE)?.spec?.selector ?? {};
 
 /**
  * Services by namespace and by one pair of their selector (the alphabetically first key):

@@ -354,7 +354,7 @@ const shortKey = (key: string) => (key.startsWith(`${NS}:`) ? key.slice(NS.lengt
 const fullKey = (key: string) => (key.includes(":") ? key : `${NS}:${key}`);
 
 /** A fresh copy of a shape's stack values with `overrides` applied. */
-export function fixtureValues(shape: Shape | string, overrides: Overrides = {}): StackValues {
+export function fixtureValues(shape: string, overrides: Overrides = {}): StackValues {
   const sections: Record<string, any> = {};
   for (const [k, v] of Object.entries(structuredClone(VALUES[asShape(shape)]))) sections[shortKey(k)] = v;
   if (typeof overrides === "function") overrides(sections);
@@ -365,25 +365,25 @@ export function fixtureValues(shape: Shape | string, overrides: Overrides = {}):
 }
 
 /** A shape's enforcement levels (a fresh copy). */
-export function fixtureLevels(shape: Shape | string): Levels {
+export function fixtureLevels(shape: string): Levels {
   return structuredClone(LEVELS[asShape(shape)]);
 }
 
 let projectName: string | undefined;
 
 /** A fixture stack of `shape` with `overrides`, named `name` (default: the shape's name). */
-export function fixtureStack(shape: Shape | string, overrides: Overrides = {}, name: string = shape): FixtureStack {
+export function fixtureStack(shape: string, overrides: Overrides = {}, name: string = shape): FixtureStack {
   const project = (projectName ??= readProjectName(ROOT));
   const values = fixtureValues(shape, overrides);
   return { ...stackConfigOf(project, name, values), shape: asShape(shape), values, levels: fixtureLevels(shape) };
 }
 
 /** A fixture's raw config (`namespace:key` → string), what a config test hands loadConfig. */
-export function fixtureConfig(shape: Shape | string, overrides: Overrides = {}): Record<string, string> {
+export function fixtureConfig(shape: string, overrides: Overrides = {}): Record<string, string> {
   return fixtureStack(shape, overrides).config;
 }
 
 /** A stack file's text (Pulumi.<stack>.yaml) for a fixture, for tests that run the CLI on a project copy. */
-export function fixtureYaml(shape: Shape | string, overrides: Overrides = {}): string {
+export function fixtureYaml(shape: string, overrides: Overrides = {}): string {
   return `# ${shape}-shaped test fixture (test/support/stacks.ts)\n` + yaml.dump({ config: fixtureValues(shape, overrides) }, { lineWidth: -1, noRefs: true });
 }

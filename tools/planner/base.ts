@@ -71,7 +71,8 @@ export async function withBaseTree<T>(root: string, ref: string, fn: (baseRoot: 
  * fakes); null when the stack (or project) did not exist there.
  */
 export async function recordBaseStack(baseRoot: string, stack: string, layout: (root: string) => Project = projectAt): Promise<RecordedPlan | null> {
-  if (!fs.existsSync(path.join(baseRoot, "Pulumi.yaml")) || !["yaml", "yml"].some((e) => fs.existsSync(path.join(baseRoot, `Pulumi.${stack}.${e}`)))) return null;
+  if (!fs.existsSync(path.join(baseRoot, "Pulumi.yaml")) || !["yaml", "yml"].some((e) => fs.existsSync(path.join(baseRoot, `Pulumi.${stack}.${e}`))))
+    return null;
   const stackFile = readStackFile(baseRoot, stack);
   const run = await recordStack(layout(baseRoot), readProjectName(baseRoot), stackFile);
   return { resources: run.resources, secretFingerprints: run.secretFingerprints, secureFingerprints: stackFile.secureFingerprints };

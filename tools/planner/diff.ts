@@ -96,7 +96,8 @@ export function lineDiff(oldText: string, newText: string, context = 2): string[
     ops = [...a.map((line) => ({ t: "-" as const, line })), ...b.map((line) => ({ t: "+" as const, line }))];
   } else {
     const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-    for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    for (let i = n - 1; i >= 0; i--)
+      for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
     ops = [];
     let i = 0;
     let j = 0;
@@ -160,7 +161,14 @@ export function diffProps(
     if (a === MASK || b === MASK) {
       // Either side secret: never show the other side's value next to it either.
       const changed = a !== b || secretChanged(at, oldFp, newFp);
-      if (changed) out.push({ path: formatPath(at), kind: a === undefined ? "add" : b === undefined ? "remove" : "change", old: a === undefined ? undefined : MASK, new: b === undefined ? undefined : MASK, secret: true });
+      if (changed)
+        out.push({
+          path: formatPath(at),
+          kind: a === undefined ? "add" : b === undefined ? "remove" : "change",
+          old: a === undefined ? undefined : MASK,
+          new: b === undefined ? undefined : MASK,
+          secret: true,
+        });
       return;
     }
     if (a === undefined && b === undefined) return;
@@ -253,7 +261,11 @@ export function diffSecureConfig(base: Record<string, string>, head: Record<stri
   const keys = [...new Set([...Object.keys(base), ...Object.keys(head)])].sort();
   return keys
     .filter((k) => base[k] !== head[k])
-    .map((key) => ({ key, secret: true as const, kind: base[key] === undefined ? ("add" as const) : head[key] === undefined ? ("remove" as const) : ("change" as const) }));
+    .map((key) => ({
+      key,
+      secret: true as const,
+      kind: base[key] === undefined ? ("add" as const) : head[key] === undefined ? ("remove" as const) : ("change" as const),
+    }));
 }
 
 // ---- terminal text -------------------------------------------------------------------
@@ -275,7 +287,8 @@ export function summaryLine(d: StackDiff): string {
 /** The terminal rendering of one stack's diff. */
 export function formatDiffText(d: StackDiff): string {
   const lines = [`stack ${d.stack} against ${d.base}${d.newStack ? " (new stack)" : ""}: ${summaryLine(d)}`];
-  for (const c of d.config) lines.push(`  ~ config ${c.key}: secret ${c.kind === "change" ? "changed" : c.kind === "add" ? "added" : "removed"} (value not shown)`);
+  for (const c of d.config)
+    lines.push(`  ~ config ${c.key}: secret ${c.kind === "change" ? "changed" : c.kind === "add" ? "added" : "removed"} (value not shown)`);
   for (const r of d.resources) {
     lines.push(`  ${OP_SYMBOL[r.op].padEnd(2)} ${r.type} ${r.name}${r.op === "replace" ? `  (replaced: ${r.replaceReasons.join(", ")} changed)` : ""}`);
     for (const p of r.changes) {

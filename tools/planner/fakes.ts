@@ -89,7 +89,10 @@ export function computedOutputs(type: string, name: string, inputs: Record<strin
     if (type === "aws:ec2/launchTemplate:LaunchTemplate") out.latestVersion = 1;
     if (type === "aws:eks/nodeGroup:NodeGroup") out.nodeGroupName = inputs.nodeGroupName ?? `${name}-0000000`;
     if (type === "aws:kms/key:Key") {
-      Object.assign(out, { keyId: "00000000-0000-4000-8000-000000000000", arn: `arn:aws:kms:${inputs.region ?? region}:${FAKE_ACCOUNT_ID}:key/00000000-0000-4000-8000-000000000000` });
+      Object.assign(out, {
+        keyId: "00000000-0000-4000-8000-000000000000",
+        arn: `arn:aws:kms:${inputs.region ?? region}:${FAKE_ACCOUNT_ID}:key/00000000-0000-4000-8000-000000000000`,
+      });
     }
     if (type === "aws:s3/bucket:Bucket") {
       const bucket = fakeBucketName(name, inputs);

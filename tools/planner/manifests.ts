@@ -20,12 +20,16 @@ export function kubernetesManifests(resources: RecordedResource[]): { resource: 
       const meta = { ...(metadata ?? {}) };
       // The provider names objects without metadata.name after the resource; show that.
       if (!meta.name) meta.name = r.name;
-      return { resource: r, manifest: { apiVersion, kind, metadata: meta, ...rest } as Manifest };
+      return { resource: r, manifest: { apiVersion, kind, metadata: meta, ...rest } };
     });
 }
 
 export function manifestFileName(m: Manifest): string {
-  const parts = [m.kind, m.metadata.namespace, m.metadata.name].filter(Boolean).map((p) => String(p).toLowerCase().replace(/[^a-z0-9.-]+/g, "_"));
+  const parts = [m.kind, m.metadata.namespace, m.metadata.name].filter(Boolean).map((p) =>
+    String(p)
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, "_"),
+  );
   return parts.join("-") + ".yaml";
 }
 

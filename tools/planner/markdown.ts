@@ -81,8 +81,13 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff): string {
     if (changed === 0) {
       lines.push("", `No changes against ${code(diff.base)}.`);
     } else {
-      lines.push("", `<details${diff.counts.replace + diff.counts.delete > 0 ? " open" : ""}><summary>${changed} change(s) against <code>${diff.base.replace(/</g, "&lt;")}</code></summary>`, "");
-      for (const c of diff.config) lines.push(`- config ${code(c.key)}: secret ${c.kind === "change" ? "changed" : c.kind === "add" ? "added" : "removed"} (value not shown)`);
+      lines.push(
+        "",
+        `<details${diff.counts.replace + diff.counts.delete > 0 ? " open" : ""}><summary>${changed} change(s) against <code>${diff.base.replace(/</g, "&lt;")}</code></summary>`,
+        "",
+      );
+      for (const c of diff.config)
+        lines.push(`- config ${code(c.key)}: secret ${c.kind === "change" ? "changed" : c.kind === "add" ? "added" : "removed"} (value not shown)`);
       if (diff.config.length) lines.push("");
       if (diff.resources.length) lines.push(...resourceRows(diff.resources));
       lines.push(...longValueDiffs(diff.resources), "", "</details>");

@@ -95,7 +95,8 @@ export function checkPolicyConfig(policies: readonly Rule[], cfg: LevelConfig, w
   for (const [name, v] of Object.entries(cfg)) {
     if (name !== "all" && !names.has(name)) problems.push(`${where}: "${name}" is not a policy of the pack`);
     const level = typeof v === "string" ? v : v?.enforcementLevel;
-    if (level !== undefined && !LEVELS.includes(level)) problems.push(`${where}: "${name}" has enforcement level ${JSON.stringify(level)}, expected one of ${LEVELS.join(", ")}`);
+    if (level !== undefined && !LEVELS.includes(level))
+      problems.push(`${where}: "${name}" has enforcement level ${JSON.stringify(level)}, expected one of ${LEVELS.join(", ")}`);
     if (typeof v === "object" && v !== null && name !== "all") {
       const schema: object = policies.find((p) => p.name === name)?.configSchema?.properties ?? {};
       for (const key of Object.keys(v)) {
@@ -128,7 +129,13 @@ function settingsOf(policy: Rule, cfg: LevelConfig): Record<string, unknown> {
   return out;
 }
 
-const noOpts = { protect: false, ignoreChanges: [], aliases: [], customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 }, additionalSecretOutputs: [] };
+const noOpts = {
+  protect: false,
+  ignoreChanges: [],
+  aliases: [],
+  customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 },
+  additionalSecretOutputs: [],
+};
 
 function typeOf(cls: { new (...rest: any[]): unknown }): string | undefined {
   return (cls as unknown as { __pulumiType?: string }).__pulumiType;
@@ -165,9 +172,10 @@ export function policyResources(resources: RecordedResource[]): PolicyResource[]
 /**
  * Evaluate every enabled rule by calling its check (the same function the pack's adapter
  * calls for the engine): findings are return values, so nothing is shared with the pack.
- * Violations sorted mandatory first.
+ * Violations sorted mandatory first. Synchronous today (every check returns its findings);
+ * a Promise, as the engine's analyzer answers, so a rule may become asynchronous.
  */
-export async function evaluatePolicies(policies: readonly Rule[], resources: RecordedResource[], cfg: LevelConfig): Promise<Violation[]> {
+export function evaluatePolicies(policies: readonly Rule[], resources: RecordedResource[], cfg: LevelConfig): Promise<Violation[]> {
   const views = policyResources(resources);
   const violations: Violation[] = [];
   for (const policy of policies) {
@@ -200,5 +208,5 @@ export async function evaluatePolicies(policies: readonly Rule[], resources: Rec
       throw new Error(`policy ${policy.name} crashed: ${(e as Error).stack ?? String(e)}`, { cause: e });
     }
   }
-  return violations.sort((a, b) => (a.level === b.level ? 0 : a.level === "mandatory" ? -1 : 1));
+  return Promise.resolve(violations.sort((a, b) => (a.level === b.level ? 0 : a.level === "mandatory" ? -1 : 1)));
 }

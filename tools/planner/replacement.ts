@@ -81,8 +81,8 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
   if (ka.length !== kb.length) return false;
   return ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
@@ -92,6 +92,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
  * of `type` (empty: an in-place update). `changedSecret` answers for paths whose values are
  * masked on both sides.
  */
-export function replaceReasons(type: string, oldProps: Record<string, unknown>, newProps: Record<string, unknown>, changedSecret?: (path: string) => boolean): string[] {
+export function replaceReasons(
+  type: string,
+  oldProps: Record<string, unknown>,
+  newProps: Record<string, unknown>,
+  changedSecret?: (path: string) => boolean,
+): string[] {
   return replacePaths(type).filter((p) => !sameValue(valueAt(oldProps, p), valueAt(newProps, p)) || changedSecret?.(p) === true);
 }

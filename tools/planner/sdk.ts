@@ -24,7 +24,7 @@ import { deserializeProperties as sdkDeserializeProperties, specialSigKey, speci
 
 // Not in the SDK's type declarations: read through require with the shape used.
 const { LocalStore } = require("@pulumi/pulumi/runtime/state") as { LocalStore: new () => object };
-const { waitForRPCs: sdkWaitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+const { waitForRPCs: sdkWaitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs: () => Promise<void> };
 
 export { specialSigKey, specialSecretSig };
 
