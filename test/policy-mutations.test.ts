@@ -281,7 +281,7 @@ export const MUTATIONS: Mutation[] = [
         .map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
     },
   },
-  // Stack-wide rules (policies/rules/stack.ts): each breaks the link between two components.
+  // Rules that join resources of two components: each breaks the link between two components.
   {
     rule: "triton-metrics-scraped",
     breaks: "narrows the Triton ServiceMonitor's keep regex to the canary, so the primary's metrics Service is never scraped",

@@ -116,6 +116,22 @@ export function renderPulumiYaml(text: string): string {
   return `${yaml.dump(rest, { lineWidth: 160 })}${head.join("\n")}\n${yaml.dump({ config }, { lineWidth: 160 })}`;
 }
 
+/** The page of a section that has none yet: its heading, its description and the markers. */
+export function newPage(name: keyof typeof sections): string {
+  const [top] = documentKeys(wrap(name));
+  return [
+    `# ${name}`,
+    "",
+    top.description,
+    "",
+    `### Configuration: \`${PROJECT}:${name}\``,
+    "",
+    marker(`settings:${name}`),
+    marker(`settings:${name}`, true),
+    "",
+  ].join("\n");
+}
+
 /** Every generated file: path → its text as it should be. */
 export function generatedFiles(root = ROOT): Record<string, string> {
   const out: Record<string, string> = {};
@@ -123,7 +139,9 @@ export function generatedFiles(root = ROOT): Record<string, string> {
   for (const name of Object.keys(sections) as (keyof typeof sections)[]) {
     const page = SECTION_PAGES[name];
     if (!page) continue;
-    out[page] = replaceBetween(read(page), `settings:${name}`, sectionTable(name), page);
+    // A new component's page starts as its generated key table; prose is added by hand.
+    const text = fs.existsSync(path.join(root, page)) ? read(page) : newPage(name);
+    out[page] = replaceBetween(text, `settings:${name}`, sectionTable(name), page);
   }
   out["README.md"] = replaceBetween(read("README.md"), "settings", stackKeysTable(), "README.md");
   out["Pulumi.yaml"] = renderPulumiYaml(read("Pulumi.yaml"));

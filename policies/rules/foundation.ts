@@ -26,7 +26,7 @@ export const awsProviderDefaultTags = resourceRule({
   domain: "foundation",
   description: "Every AWS provider applies the standard tags to all resources through defaultTags.",
   prevents: "Untagged GPU capacity and buckets: no cost allocation per environment, no owner to ask before deleting.",
-  remediationSteps: "Create the AWS provider with defaultTags: { tags: standardTags(config) } (components/cluster.ts).",
+  remediationSteps: "Create the AWS provider with defaultTags: { tags: standardTags(config) } (components/cluster/index.ts).",
   check: (r) => {
     const provider = propsOf(r, AWS_PROVIDER);
     if (!provider) return NONE;

@@ -32,7 +32,7 @@ export const gpuNodegroupTainted = resourceRule({
   prevents: "Ordinary pods filling the GPU nodes, so Triton pods stay Pending while paid-for GPUs run log shippers.",
   remediationSteps:
     `Set taints: [{ key: "${GPU_TAINT.key}", value: "${GPU_TAINT.value}", effect: "${GPU_TAINT_EKS_EFFECT}" }] ` +
-    `(components/gpu/node-group.ts gpuNodeTaintEks).`,
+    `(components/gpu/builders.ts gpuNodeTaintEks).`,
   check: (r) => {
     const ng = gpuNodeGroupOf(r);
     if (!ng) return NONE;
@@ -179,7 +179,7 @@ export const gpuOperatorMatchesNodeImage = stackRule({
   domain: "gpu-nodes",
   description: "The GPU Operator does not install a driver, toolkit or device plugin that the GPU nodes' AMI type already ships.",
   prevents: "The operator's driver container fighting the AMI's preinstalled driver (or two device plugins), leaving GPU nodes without usable GPUs.",
-  remediationSteps: "Derive the operator's host software from the AMI type (components/gpu/operator.ts hostSoftwareOf).",
+  remediationSteps: "Derive the operator's host software from the AMI type (components/gpu/builders.ts hostSoftwareOf).",
   check: (resources) => {
     const amiTypes = [
       ...new Set(
@@ -222,7 +222,7 @@ export const gpuNodeRoleLeastPrivilege = stackRule({
   domain: "gpu-nodes",
   description: `The GPU node role has only the worker managed policies (${WORKER_NODE_MANAGED_POLICIES.join(", ")}) and no inline policies.`,
   prevents: "Every pod on a GPU node inheriting broad AWS permissions through the node role (pods get their own through IRSA).",
-  remediationSteps: "Give workloads IRSA roles instead of attaching policies to the node role (components/gpu/node-group.ts nodeRolePolicyArns).",
+  remediationSteps: "Give workloads IRSA roles instead of attaching policies to the node role (components/gpu/builders.ts nodeRolePolicyArns).",
   check: (resources) => {
     const out: Finding[] = [];
     for (const r of resources.filter((x) => x.parent?.type === GPU_NODE_GROUP_COMPONENT)) {

@@ -214,7 +214,7 @@ export const tritonMetricsScraped = stackRule({
     "A serving group (often a newly added one) whose queue time, failures and GPU use nobody sees: its alerts never fire and its " +
     "autoscaler's custom metric is empty.",
   remediationSteps:
-    "Give the group a metrics Service (components/triton/manifests.ts tritonMetricsService) labelled app.kubernetes.io/component=metrics, and " +
+    "Give the group a metrics Service (components/triton/builders.ts tritonMetricsService) labelled app.kubernetes.io/component=metrics, and " +
     "keep the monitoring ServiceMonitor's namespaceSelector, selector and service-name keep regex in step with the serving groups " +
     "(components/monitoring, servingGroups).",
   check: (resources) => {

@@ -422,7 +422,7 @@ export const hpaTargetExists = stackRule({
   prevents: "An autoscaler that scales nothing (a renamed group, a typo, a wrong kind): serving stays at its initial replicas while the queue grows.",
   remediationSteps:
     "Point scaleTargetRef at the group's StatefulSet: apiVersion apps/v1, kind StatefulSet, name = the group's workload name " +
-    "(components/triton/manifests.ts tritonHorizontalPodAutoscaler).",
+    "(components/triton/builders.ts tritonHorizontalPodAutoscaler).",
   check: (resources) => {
     const byKey = new Set(resources.filter((r) => r.type.startsWith("kubernetes:")).map((r) => JSON.stringify([r.type, namespaceOf(r), objectNameOf(r)])));
     const out: Finding[] = [];
