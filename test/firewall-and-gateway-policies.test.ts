@@ -1,15 +1,13 @@
 // Each firewall and gateway policy fires on a broken resource (message names the resource,
 // the property and the value) and stays silent on the compliant planned prod stack.
 import { strict as assert } from "node:assert";
-import { plan, ruleViolations } from "./helpers";
+import { plan, recorded, ruleViolations } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
 import { TRITON_ALL_PODS } from "../components/contracts";
 import { ENVOY_CONFIG_FILE, gatewayConfigMap, resolveEnvoyGatewayArgs } from "../components/gateway";
 import { SECURITY_GROUP_INGRESS_RULE as SG_RULE, NETWORK_POLICY as NP } from "../policies/rules/types";
 
-function res(type: string, name: string, props: Record<string, any>): RecordedResource {
-  return { urn: `urn:pulumi:test::triton-platform::${type}::${name}`, type, name, custom: true, parent: null, provider: null, dependencies: [], props };
-}
+const res = (type: string, name: string, props: Record<string, any>): RecordedResource => recorded(type, name, props);
 
 async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}): Promise<string[]> {
   return (await ruleViolations(policy, resources, settings)).map((v) => v.message);

@@ -5,7 +5,7 @@
 import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, ruleViolations } from "./helpers";
+import { recorded, ROOT, ruleViolations } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
 import { PROMETHEUS_PODS } from "../components/contracts";
 import {
@@ -82,16 +82,8 @@ const selects = (p: NetworkPolicy & { spec: any }, ns: string, labels: Record<st
 
 function asResources(needs: readonly NetworkNeeds[]): RecordedResource[] {
   const r = resolveFirewallArgs(args(needs));
-  const res = (type: string, name: string, props: Record<string, any>): RecordedResource => ({
-    urn: `urn:pulumi:test::triton-platform::${type}::${name}`,
-    type,
-    name,
-    custom: true,
-    parent: null,
-    provider: null,
-    dependencies: [],
-    props,
-  });
+  const res = (type: string, name: string, props: Record<string, any>): RecordedResource => recorded(type, name, props);
+
   const ids = { gpuNodes: "sg-gpu", cluster: "sg-cluster", gatewayLb: "sg-lb" };
   return [
     ...networkPolicies(r).map((np) => res(NP, networkPolicyResourceName("firewall", r, np), np)),

@@ -48,6 +48,11 @@ export async function ruleViolations(policy: string, resources: RecordedResource
   return evaluatePolicies(selected, resources, { all: "mandatory", [policy]: settings } as never);
 }
 
+/** A custom resource as the planner records it, for rules and diffs over crafted resources. */
+export function recorded(type: string, name: string, props: Record<string, any>, stack = "test"): RecordedResource {
+  return { urn: `urn:pulumi:${stack}::triton-platform::${type}::${name}`, type, name, custom: true, parent: null, provider: null, dependencies: [], props };
+}
+
 /** Custom resources of a type (e.g. "kubernetes:apps/v1:StatefulSet"). */
 export function ofType(resources: RecordedResource[], type: string): RecordedResource[] {
   return resources.filter((r) => r.custom && r.type === type);

@@ -5,7 +5,7 @@ import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { tempProject, fixtureYaml, runTool } from "./helpers";
+import { fixtureYaml, recorded, runTool, tempProject } from "./helpers";
 import { planStack, type PlanResult, type RecordedResource } from "../tools/planner";
 import { recordAtRef, type RecordedPlan } from "../tools/planner/base";
 import { countChanges, diffResources, diffSecureConfig, formatDiffText, lineDiff, type ResourceChange, type StackDiff } from "../tools/planner/diff";
@@ -216,16 +216,8 @@ describe("plan diff against a base revision", function () {
 });
 
 describe("plan diff of crafted resources (pure)", () => {
-  const res = (type: string, name: string, props: Record<string, unknown>): RecordedResource => ({
-    urn: `urn:pulumi:prod::triton-platform::${type}::${name}`,
-    type,
-    name,
-    custom: true,
-    parent: null,
-    provider: null,
-    dependencies: [],
-    props,
-  });
+  const res = (type: string, name: string, props: Record<string, unknown>): RecordedResource => recorded(type, name, props, "prod");
+
   const sts = (selector: Record<string, string>, replicas: number) =>
     res("kubernetes:apps/v1:StatefulSet", "vision", {
       apiVersion: "apps/v1",
