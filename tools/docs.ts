@@ -153,7 +153,7 @@ if (require.main === module) {
   const stale: string[] = [];
   for (const [rel, text] of Object.entries(generatedFiles())) {
     const file = path.join(ROOT, rel);
-    if (fs.readFileSync(file, "utf8") === text) continue;
+    if (fs.existsSync(file) && fs.readFileSync(file, "utf8") === text) continue;
     stale.push(rel);
     if (!check) fs.writeFileSync(file, text);
   }
