@@ -13,10 +13,11 @@ export function regionalArgs(r: { dataRegion: string; clusterRegion: string }): 
   return r.dataRegion !== r.clusterRegion ? { region: r.dataRegion } : {};
 }
 
-/** The key the stack creates when no kmsKeyArn is given. */
-export function kmsKeyArgs(backend: ModelRepositoryBackend) {
+/** The key the stack creates when no kmsKeyArn is given; `policy` is the JSON of policies.ts accountKeyPolicy. */
+export function kmsKeyArgs<T>(backend: ModelRepositoryBackend, policy: T) {
   return {
     description: `Triton model repository (${backend})`,
+    policy,
     // Rotation: a key leaked in year one no longer decrypts new data in year two.
     enableKeyRotation: true,
     // Longest window: deleting the key destroys every model it encrypted; 30 days to notice.

@@ -27,7 +27,7 @@ import {
   tritonServiceAccount,
 } from "./builders";
 import { bucketArgs, bucketArn, bucketHardening, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
-import { modelPublishPolicy, modelReadPolicy, tlsOnlyBucketPolicy } from "./policies";
+import { accountKeyPolicy, modelPublishPolicy, modelReadPolicy, tlsOnlyBucketPolicy } from "./policies";
 import {
   EFS_MOUNT_PATH,
   efsAccessPointArgs,
@@ -74,7 +74,8 @@ export class ModelRepository extends pulumi.ComponentResource {
     if (r.kmsKeyArn) {
       kmsKeyArn = pulumi.output(r.kmsKeyArn);
     } else {
-      const key = new kms.Key(`${name}-key`, { ...kmsKeyArgs(r.backend), ...regional }, parent);
+      const keyPolicy = pulumi.all([partition, accountId]).apply(([p, account]) => JSON.stringify(accountKeyPolicy(p, account)));
+      const key = new kms.Key(`${name}-key`, { ...kmsKeyArgs(r.backend, keyPolicy), ...regional }, parent);
       new kms.Alias(`${name}-key`, { ...kmsAliasArgs(key.keyId), ...regional }, parent);
       kmsKeyArn = key.arn;
     }

@@ -27,9 +27,34 @@ export function prefixObjectsArn(bucketArn: string, prefix: string): string {
   return `${bucketArn}/${prefix}/*`;
 }
 
-/** ListBucket condition that limits listing to the prefix (Triton lists `<prefix>/` to find models). */
-function listPrefixCondition(prefix: string): PolicyStatement["Condition"] {
-  return { StringLike: { "s3:prefix": [prefix, `${prefix}/*`] } };
+/**
+ * The s3:ListBucket grants on the bucket, for the two requests S3 authorises as s3:ListBucket
+ * (S3 API reference, "Permissions" of HeadBucket and of ListObjectsV2). What Triton sends is in
+ * triton-inference-server/core src/filesystem/implementations/s3.h (r25.01, unchanged to r25.12):
+ *
+ * - ListObjectsV2 with Prefix `<object>/` and no Delimiter (IsDirectory and GetDirectoryContents
+ *   both AppendSlash): s3:prefix is that Prefix, so `<prefix>/*` is enough (`*` also matches the
+ *   empty rest, so `<prefix>/` itself). The bare `<prefix>` is not granted: as a Prefix it would
+ *   also list `<prefix>-other/…`, and no client of the repository needs it without the slash.
+ * - HeadBucket, sent first by CheckClient and by every IsDirectory: it carries no s3:prefix, and a
+ *   condition on a key the request lacks is false (IAM condition operators reference), so the
+ *   prefix statement alone refused it and every model load got 403.
+ *
+ * The second statement is the narrowest one that admits HeadBucket, and it is not narrow: IAM
+ * cannot tell HeadBucket from a ListObjectsV2 without a Prefix (neither has s3:prefix, and no
+ * other key of theirs differs), so a `Null s3:prefix true` grant, like StringLikeIfExists or an
+ * unconditional ListBucket, lets the role list every key name in the bucket. It lists names,
+ * sizes and dates, never contents: GetObject stays on `<prefix>/*` and kms:Decrypt on the key via
+ * S3. For the bucket the stack creates, every key is the model repository's, so nothing else is
+ * revealed; with s3.existingBucket shared with other data, those keys' names become visible to
+ * the role (a dedicated bucket avoids that). Kept as two statements rather than one IfExists
+ * condition so the grant HeadBucket needs reads as what it is.
+ */
+function listStatements(a: BucketAccess): PolicyStatement[] {
+  return [
+    { Sid: "ListModelPrefix", Effect: "Allow", Action: "s3:ListBucket", Resource: a.bucketArn, Condition: { StringLike: { "s3:prefix": `${a.prefix}/*` } } },
+    { Sid: "HeadBucket", Effect: "Allow", Action: "s3:ListBucket", Resource: a.bucketArn, Condition: { Null: { "s3:prefix": "true" } } },
+  ];
 }
 
 /** kms:ViaService: the key is usable by this role only through S3 in the bucket's region, not directly. */
@@ -74,12 +99,13 @@ export interface BucketAccess {
   readonly region: string;
 }
 
-/** Read-only access for Triton: list the prefix, get its objects, decrypt through S3. Nothing else, nowhere else. */
+/** Read-only access for Triton: HeadBucket, list the prefix, get its objects, decrypt through S3. Nothing else, nowhere else. */
 export function modelReadPolicy(a: BucketAccess): PolicyDocument {
   return {
     Version: IAM_POLICY_VERSION,
     Statement: [
-      { Sid: "ListModelPrefix", Effect: "Allow", Action: "s3:ListBucket", Resource: a.bucketArn, Condition: listPrefixCondition(a.prefix) },
+      ...listStatements(a),
+      // GetObject also authorises HeadObject (Triton's FileExists and FileModificationTime).
       { Sid: "ReadModels", Effect: "Allow", Action: "s3:GetObject", Resource: prefixObjectsArn(a.bucketArn, a.prefix) },
       { Sid: "DecryptModels", Effect: "Allow", Action: "kms:Decrypt", Resource: a.kmsKeyArn, Condition: viaS3(a.region) },
     ],
@@ -94,7 +120,7 @@ export function modelPublishPolicy(a: BucketAccess): PolicyDocument {
   return {
     Version: IAM_POLICY_VERSION,
     Statement: [
-      { Sid: "ListModelPrefix", Effect: "Allow", Action: "s3:ListBucket", Resource: a.bucketArn, Condition: listPrefixCondition(a.prefix) },
+      ...listStatements(a),
       {
         Sid: "WriteModels",
         Effect: "Allow",
@@ -103,6 +129,21 @@ export function modelPublishPolicy(a: BucketAccess): PolicyDocument {
       },
       { Sid: "EncryptModels", Effect: "Allow", Action: ["kms:GenerateDataKey", "kms:Decrypt"], Resource: a.kmsKeyArn, Condition: viaS3(a.region) },
     ],
+  };
+}
+
+/**
+ * Key policy of the key the stack creates: the one statement AWS KMS writes itself when a key is
+ * created through the API without a policy ("Default key policy", AWS KMS developer guide,
+ * key-policy-default.html): the account may allow the key's use with IAM policies. Written out so
+ * that the stack owns it (a change made by hand shows in a preview) and the simulator tests
+ * evaluate the policy the key has. Narrower statements belong in the roles (the reader's
+ * kms:ViaService): a key policy without the account statement can lock every administrator out.
+ */
+export function accountKeyPolicy(partition: string, accountId: string): PolicyDocument {
+  return {
+    Version: IAM_POLICY_VERSION,
+    Statement: [{ Sid: "EnableIamPolicies", Effect: "Allow", Principal: { AWS: `arn:${partition}:iam::${accountId}:root` }, Action: "kms:*", Resource: "*" }],
   };
 }
 
