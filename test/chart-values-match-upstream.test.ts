@@ -55,31 +55,73 @@ interface ChartFiles {
   readonly subcharts: Record<string, { name: string; version: string; values: Values | null }>;
 }
 
+/**
+ * Fact files of chart versions the shared folder lacks: `test/chart-keys/<chart>-<version>.yaml`,
+ * a map of key path → type (`prometheus.prometheusSpec.replicas: number`; types: map, list,
+ * string, number, boolean, null), derived from the chart's values.yaml at its tag.
+ */
+const FACT_DIR = path.join(ROOT, "test", "chart-keys");
+const TYPE_SKELETON: Record<string, () => unknown> = {
+  map: () => ({}),
+  list: () => [],
+  string: () => "",
+  number: () => 0,
+  boolean: () => false,
+  null: () => null,
+};
+
 function factFileMessage(chart: string, version: string): string {
   return (
     `no values file for chart ${chart} ${version} in ${CHARTS_DIR ?? "shared/reference/charts"}: derive the key paths of ${chart} at that version from the chart at its tag ` +
-    `and add them as a fact file (key paths and types only; see that folder's README), or plan a version that is there`
+    `and add them as a fact file (key paths and types only; see that folder's README) at ${path.relative(ROOT, factFile(chart, version))}, or plan a version that is there`
   );
+}
+
+function factFile(chart: string, version: string): string {
+  return path.join(FACT_DIR, `${chart}-${version}.yaml`);
+}
+
+/** A fact file's paths and types as a values-shaped skeleton the checker compares against. */
+function skeleton(facts: Record<string, string>): Values {
+  const root: Values = {};
+  // Shorter paths first, so a map's entry exists before its keys are added.
+  for (const [p, type] of Object.entries(facts).sort(([a], [b]) => a.split(".").length - b.split(".").length)) {
+    const make = TYPE_SKELETON[type];
+    if (!make) throw new Error(`${p}: unknown type ${JSON.stringify(type)} (types: ${Object.keys(TYPE_SKELETON).join(", ")})`);
+    const keys = p.split(".");
+    let at = root;
+    for (const k of keys.slice(0, -1)) {
+      if (!isMap(at[k])) at[k] = {};
+      at = at[k] as Values;
+    }
+    at[keys[keys.length - 1]] = make();
+  }
+  return root;
 }
 
 function loadYaml(file: string): Values {
   return (yaml.load(fs.readFileSync(file, "utf8")) ?? {}) as Values;
 }
 
+/** A chart's values at a version: its values.yaml in the shared folder, else the project's fact file, else undefined. */
+function valuesOf(chart: string, version: string): Values | undefined {
+  const file = path.join(CHARTS_DIR ?? "", `${chart}-${version}`, "values.yaml");
+  if (CHARTS_DIR !== undefined && fs.existsSync(file)) return loadYaml(file);
+  if (fs.existsSync(factFile(chart, version))) return skeleton(loadYaml(factFile(chart, version)) as Record<string, string>);
+  return undefined;
+}
+
 /** The chart's values file at a version, and its subcharts' (from Chart.yaml beside it), or an error saying what to add. */
 function chartFiles(chart: string, version: string): ChartFiles {
-  const dir = path.join(CHARTS_DIR ?? "", `${chart}-${version}`);
-  if (!fs.existsSync(path.join(dir, "values.yaml"))) throw new Error(factFileMessage(chart, version));
+  const values = valuesOf(chart, version);
+  if (values === undefined) throw new Error(factFileMessage(chart, version));
   const subcharts: ChartFiles["subcharts"] = {};
-  const chartYaml = path.join(dir, "Chart.yaml");
-  if (fs.existsSync(chartYaml)) {
+  const chartYaml = path.join(CHARTS_DIR ?? "", `${chart}-${version}`, "Chart.yaml");
+  if (CHARTS_DIR !== undefined && fs.existsSync(chartYaml)) {
     const deps = (loadYaml(chartYaml).dependencies ?? []) as { name: string; version: string; alias?: string }[];
-    for (const d of deps) {
-      const file = path.join(CHARTS_DIR ?? "", `${d.name}-${d.version}`, "values.yaml");
-      subcharts[d.alias ?? d.name] = { name: d.name, version: d.version, values: fs.existsSync(file) ? loadYaml(file) : null };
-    }
+    for (const d of deps) subcharts[d.alias ?? d.name] = { name: d.name, version: d.version, values: valuesOf(d.name, d.version) ?? null };
   }
-  return { values: loadYaml(path.join(dir, "values.yaml")), subcharts };
+  return { values, subcharts };
 }
 
 function typeOf(v: unknown): string {
@@ -135,10 +177,17 @@ function chartValueProblems(chart: string, version: string, values: Values): str
       if (unknown.length > 0) throw new Error(factFileMessage(sub.name, sub.version) + ` (values set: ${unknown.join("; ")})`);
       continue;
     }
-    compare(v, { ...sub.values, ...parentPart }, k, prefixed(FREE_FORM[sub.name] ?? {}, k), problems);
+    compare(v, deepMerge(sub.values, parentPart), k, prefixed(FREE_FORM[sub.name] ?? {}, k), problems);
   }
   compare(own, files.values, "", FREE_FORM[chart] ?? {}, problems);
   return problems;
+}
+
+/** `over` laid on `base`, maps merged key by key (how Helm merges a parent's subchart section into the subchart's values). */
+function deepMerge(base: Values, over: Values): Values {
+  const out: Values = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = isMap(v) && isMap(out[k]) ? deepMerge(out[k], v) : v;
+  return out;
 }
 
 function prefixed(freeForm: Record<string, string>, prefix: string): Record<string, string> {
@@ -223,10 +272,24 @@ describe("Helm values match the charts' values files", () => {
         /^grafana\.admin\.existingSecrets/,
       );
       assert.deepEqual(chartValueProblems("kube-prometheus-stack", version, { commonLabels: { anything: "x" } }), []);
+      // The parent presets grafana.sidecar.dashboards; a key only the grafana chart has there is still found (deep merge).
+      assert.deepEqual(chartValueProblems("kube-prometheus-stack", version, { grafana: { sidecar: { dashboards: { watchMethod: "WATCH" } } } }), []);
+      assert.match(
+        chartValueProblems("kube-prometheus-stack", version, { grafana: { sidecar: { dashboards: { watchMethods: "WATCH" } } } })[0],
+        /watchMethods/,
+      );
+    });
+
+    it("reads a fact file's key paths and types as the chart's values", () => {
+      assert.deepEqual(skeleton({ "a.b": "number", a: "map", "a.c": "list", d: "string" }), { a: { b: 0, c: [] }, d: "" });
+      assert.throws(() => skeleton({ a: "int" }), /a: unknown type "int"/);
     });
 
     it("fails a version not in the folder with a message saying to add a fact file", () => {
-      assert.throws(() => chartValueProblems("kube-prometheus-stack", "0.0.1", {}), /add them as a fact file/);
+      assert.throws(
+        () => chartValueProblems("kube-prometheus-stack", "0.0.1", {}),
+        /no values file for chart kube-prometheus-stack 0\.0\.1 .*add them as a fact file .* at test\/chart-keys\/kube-prometheus-stack-0\.0\.1\.yaml/,
+      );
     });
   });
 });
