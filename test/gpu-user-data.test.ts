@@ -3,7 +3,7 @@
 import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
 import * as yaml from "js-yaml";
-import { gpuUserData, HOST_TUNING } from "../components/gpu/user-data";
+import { gpuUserData, HOST_TUNING, MIME_BOUNDARY } from "../components/gpu/user-data";
 import { GPU_AMI_TYPES, GPU_AMI_TYPE_NAMES, NODEADM } from "../components/upstream/eks";
 import { plan, one } from "./helpers";
 
@@ -32,7 +32,55 @@ function assertShellTuning(script: string): void {
   assert.equal(syntax.status, 0, `bash -n: ${syntax.stderr}`);
 }
 
+/**
+ * The document's parts as raw text, split on the boundary lines without a MIME library (which
+ * may normalise line ends): each part's headers and its body exactly as the node receives them.
+ */
+function rawMimeParts(text: string): { headers: string; body: string }[] {
+  const chunks = text.split(`--${MIME_BOUNDARY}`);
+  const closing = chunks.pop() ?? "";
+  assert.match(closing, /^--\n?$/, "the document ends with the closing boundary");
+  // chunks[0] is the outer header block; each other chunk is "\n<headers>\n\n<body>\n".
+  return chunks.slice(1).map((c) => {
+    const blank = c.indexOf("\n\n");
+    assert.ok(blank >= 0, `a part has a blank line after its headers: ${JSON.stringify(c.slice(0, 80))}`);
+    return { headers: c.slice(0, blank), body: c.slice(blank + 2) };
+  });
+}
+
+/** Shell parts with no CR anywhere (headers, boundaries, bodies) that pass `bash -n`. */
+function assertLfOnly(text: string, shellParts: number): void {
+  assert.ok(!text.includes("\r"), `CR at offset ${text.indexOf("\r")}`);
+  const parts = rawMimeParts(text);
+  assert.ok(parts.length >= 1);
+  let shells = 0;
+  for (const p of parts) {
+    assert.ok(!p.headers.includes("\r") && !p.body.includes("\r"), `CR in part ${p.headers.trim()}`);
+    if (/^Content-Type: text\/x-shellscript/m.test(p.headers)) {
+      shells++;
+      assert.match(p.body, /^#!\/bin\/bash\n/);
+      const syntax = spawnSync("bash", ["-n"], { input: p.body, encoding: "utf8" });
+      assert.equal(syntax.status, 0, `bash -n: ${syntax.stderr}`);
+      assert.equal(syntax.stderr, "", "bash -n warns of nothing (an unterminated here-document, say)");
+    }
+  }
+  assert.equal(shells, shellParts, "shell parts");
+}
+
 describe("GPU node user data", () => {
+  it("AL2023 and AL2: LF line ends in every MIME part and its headers; the shell part passes bash -n", () => {
+    assertLfOnly(gpuUserData("al2023"), 1);
+    assertLfOnly(gpuUserData("al2"), 1);
+  });
+
+  it("the LF check fails on the CRLF document the stack used to write", () => {
+    assert.throws(() => assertLfOnly(gpuUserData("al2023").replace(/\n/g, "\r\n"), 1), /CR at offset/);
+  });
+
+  it("Bottlerocket: the TOML settings have no CR either", () => {
+    assert.ok(!gpuUserData("bottlerocket").includes("\r"));
+  });
+
   it("AL2023: MIME multi-part with a nodeadm NodeConfig part and a shell tuning part", async () => {
     const parts = await parseMime(gpuUserData("al2023"));
     assert.deepEqual(

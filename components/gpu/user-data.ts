@@ -70,14 +70,26 @@ export function nodeConfig(): Record<string, unknown> {
   };
 }
 
-/** A MIME multi-part document (RFC 2046) of the given parts, CRLF line ends. */
+/**
+ * A MIME multi-part document (RFC 2046) of the given parts, LF line ends throughout (headers,
+ * boundaries and bodies). RFC 2046 asks for CRLF, but the readers of this document take LF, and
+ * a CR inside a part is not stripped: it reaches the script, whose last command then ends in
+ * `\r` (exit 2, a cloud-init error on every node). The readers:
+ * - cloud-init: `convert_string` (cloudinit/user_data.py) parses the document with Python's
+ *   `email.message_from_string`, which splits lines on LF and keeps a part's bytes as they are;
+ * - nodeadm (AL2023): `getMultipartReader` (awslabs/amazon-eks-ami
+ *   nodeadm/internal/configprovider/mime.go) uses Go's net/mail and mime/multipart, whose
+ *   `isBoundaryDelimiterLine` switches to LF mode when the first boundary line ends in LF;
+ * - AWS CDK's `MultipartUserData.render()` (aws-cdk-lib/aws-ec2/lib/user-data.ts) writes EC2
+ *   user data the same way: "MIME RFC uses CRLF to separate lines - cloud-init is fine with LF".
+ */
 export function mimeMultipart(parts: { contentType: string; body: string }[]): string {
   const lines = ["MIME-Version: 1.0", `Content-Type: multipart/mixed; boundary="${MIME_BOUNDARY}"`, ""];
   for (const p of parts) {
     lines.push(`--${MIME_BOUNDARY}`, `Content-Type: ${p.contentType}`, "", p.body.replace(/\n$/, ""), "");
   }
   lines.push(`--${MIME_BOUNDARY}--`, "");
-  return lines.join("\r\n");
+  return lines.join("\n");
 }
 
 /** TOML string literal (basic string with the escapes TOML requires). */

@@ -1,6 +1,7 @@
 // kube-prometheus-stack (prometheus-community/helm-charts): chart coordinates and every
 // value key this stack sets, in one place. Keys checked against the chart's values.yaml
 // (prometheus.prometheusSpec.*, alertmanager.*, grafana.* of the grafana subchart).
+import { labelsChartDoesNotOwn } from "../naming";
 import type { ScrapeConfig } from "./prometheus";
 
 export const KUBE_PROMETHEUS_STACK_CHART = {
@@ -23,8 +24,29 @@ export const GRAFANA_ADMIN_SECRET_KEYS = { user: "admin-user", password: "admin-
 /** Label (and value) the Grafana dashboard sidecar watches ConfigMaps for. */
 export const GRAFANA_DASHBOARD_LABEL = { key: "grafana_dashboard", value: "1" } as const;
 
+/**
+ * Labels the chart sets on its objects itself, so commonLabels must not repeat them: the
+ * `kube-prometheus-stack.labels` helper (templates/_helpers.tpl at kube-prometheus-stack-88.1.5:
+ * app.kubernetes.io/managed-by, instance, version, part-of, chart, release, heritage) and the
+ * keys its templates write beside it (`app` on every object; app.kubernetes.io/name and
+ * component on some).
+ */
+export const KPS_CHART_LABELS = [
+  "app.kubernetes.io/managed-by",
+  "app.kubernetes.io/instance",
+  "app.kubernetes.io/version",
+  "app.kubernetes.io/part-of",
+  "chart",
+  "release",
+  "heritage",
+  "app",
+  "app.kubernetes.io/name",
+  "app.kubernetes.io/component",
+] as const;
+
 export interface KubePrometheusStackInputs {
-  readonly commonLabels: Record<string, string>;
+  /** The stack's labels; those the chart owns (KPS_CHART_LABELS) are left to the chart. */
+  readonly commonLabels: Readonly<Record<string, string>>;
   readonly scrapeInterval: string;
   readonly evaluationInterval: string;
   readonly retention: string;
@@ -53,7 +75,7 @@ function volumeClaimTemplate(size: string, storageClass: string | undefined) {
 export function kubePrometheusStackValues(i: KubePrometheusStackInputs): Record<string, unknown> {
   return {
     fullnameOverride: KPS_FULLNAME,
-    commonLabels: i.commonLabels,
+    commonLabels: labelsChartDoesNotOwn(i.commonLabels, KPS_CHART_LABELS),
     prometheus: {
       prometheusSpec: {
         scrapeInterval: i.scrapeInterval,
