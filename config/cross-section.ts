@@ -8,6 +8,8 @@ import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
 import { checkTritonImages } from "../components/gpu/compatibility";
 import { isGpuAmiType } from "../components/upstream/eks";
 import { canaryImageRef, imageRef } from "../components/triton/schema";
+import { zonesNotOfRegion } from "../components/cluster/schema";
+import { AWS_REGIONS, isAwsRegion, regionOfZone } from "../components/upstream/aws-regions";
 import type { sectionsSchema } from "./schema";
 
 /** The configuration as the cross-section rules see it: every section parsed and defaulted. */
@@ -120,6 +122,40 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
       if (dg !== undefined && !groups.includes(dg)) {
         ctx.addIssue({ path: ["gateway", "defaultGroup"], message: `must name one of triton.groups (${groups.join(", ")})` });
       }
+    },
+  },
+];
+
+/**
+ * A rule that reads aws:region beside the sections (a key of the aws namespace, which the
+ * sections do not hold): loadConfig runs these with the region it read, once the sections parse.
+ */
+export interface RegionRule {
+  readonly key: string;
+  readonly doc: string;
+  readonly check: (cfg: ParsedSections, region: unknown, ctx: CheckContext) => void;
+}
+
+export const REGION_RULES: readonly RegionRule[] = [
+  {
+    key: "cluster.zones",
+    doc: "each must be an availability zone of aws:region (components/upstream/aws-regions.ts)",
+    check: (cfg, region, ctx) => {
+      if (isAwsRegion(region)) {
+        // A zone of another region (or none) has no subnet in the cluster's VPC: the GPU node
+        // group's subnet lookup fails at the first pulumi up, or finds the wrong subnets.
+        for (const p of zonesNotOfRegion(cfg.cluster.zones, region)) ctx.addIssue({ path: ["cluster", "zones", p.index], message: p.rule });
+        return;
+      }
+      // aws:region itself is reported; a zone of no region at all is wrong whatever it becomes.
+      cfg.cluster.zones.forEach((z, i) => {
+        if (regionOfZone(z) === undefined) {
+          ctx.addIssue({
+            path: ["cluster", "zones", i],
+            message: `must be an availability zone of an AWS region (${AWS_REGIONS.length} regions; their zones are listed in components/upstream/aws-regions.ts)`,
+          });
+        }
+      });
     },
   },
 ];

@@ -3,7 +3,8 @@
 // created when the configuration is invalid because index.ts calls this first.
 import { awsRegion, stackConfigSchema, type StackConfig } from "./schema";
 import { checkSettings } from "../lib/schema";
-import { problemLine, SettingsError, show, type SettingProblem } from "../lib/errors";
+import { keyPath, problemLine, SettingsError, show, type SettingProblem } from "../lib/errors";
+import { REGION_RULES } from "./cross-section";
 
 export const PROJECT = "triton-platform";
 export type { StackConfig } from "./schema";
@@ -55,6 +56,17 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
   if (!parsed.success) {
     const seen = new Set(problems.map(problemLine));
     for (const p of parsed.problems) if (!seen.has(problemLine(p))) problems.push(p);
+  } else {
+    // The rules that read aws:region beside the sections (config/cross-section.ts).
+    for (const rule of REGION_RULES) {
+      rule.check(parsed.output, region, {
+        addIssue: ({ path, message }) => {
+          let at: unknown = input;
+          for (const k of path) at = (at as Record<string | number, unknown> | undefined)?.[k];
+          problems.push({ key: keyPath(path, PROJECT + ":"), rule: message, value: { shown: show(at) } });
+        },
+      });
+    }
   }
   if (problems.length > 0 || !parsed.success) throw new SettingsError("invalid stack configuration", problems);
   return { ...parsed.output, stack, region: region };

@@ -9,7 +9,7 @@ import * as v from "valibot";
 import { doc } from "../lib/schema";
 import { documentKeys, keysOf, type KeyDoc } from "../lib/schema-doc";
 import { awsRegion, SECTION_PAGES, sections } from "../config/schema";
-import { CROSS_SECTION_RULES } from "../config/cross-section";
+import { CROSS_SECTION_RULES, REGION_RULES } from "../config/cross-section";
 
 const ROOT = path.resolve(__dirname, "..");
 const PROJECT = "triton-platform";
@@ -34,7 +34,7 @@ export function sectionTable(name: keyof typeof sections): string {
 /** A section's rows with the rules config/cross-section.ts adds to its keys. */
 function withCrossSectionRules(name: string, rows: KeyDoc[]): KeyDoc[] {
   const extra = new Map<string, string[]>();
-  for (const r of CROSS_SECTION_RULES) {
+  for (const r of [...CROSS_SECTION_RULES, ...REGION_RULES]) {
     if (!r.key.startsWith(`${name}.`)) continue;
     const key = r.key.slice(name.length + 1);
     if (!rows.some((row) => row.key === key)) throw new Error(`config/cross-section.ts: rule on ${r.key}, a key the ${name} schema does not have`);

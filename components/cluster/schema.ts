@@ -2,14 +2,40 @@
 // whole (environment, extra tags): the keys every other component's resources depend on.
 import * as v from "valibot";
 import { doc, mapping, oneOf, pattern, section, uniqueList } from "../../lib/schema";
+import { AWS_REGIONS, isAwsRegion, zonesOf } from "../upstream/aws-regions";
 
 /** The environments a stack can be; they pick production defaults and policy levels. */
 export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
-/** aws:region (a key of the aws namespace this program reads, and so validates). */
-export const awsRegion = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, "must be an AWS region such as us-east-1");
-const awsZone = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$/, "must be an AWS availability zone such as us-east-1a");
+const AWS_REGION_RULE = `must be an AWS region (${AWS_REGIONS.join(", ")})`;
+
+/**
+ * An AWS region: one of @pulumi/aws's Region list (components/upstream/aws-regions.ts). aws:region
+ * and every other region-valued key (modelRepository.s3.bucketRegion) use this one schema.
+ */
+export const awsRegion = v.pipe(
+  v.string(AWS_REGION_RULE),
+  v.check((x: string) => isAwsRegion(x), AWS_REGION_RULE),
+);
+
+// The shape of a zone name only; whether it is a zone of aws:region is the rule below, which
+// needs the region (config/cross-section.ts runs it with aws:region).
+const awsZone = pattern(/^[a-z]{2,4}(-[a-z]+)+-\d[a-z]$/, "must be an AWS availability zone such as us-east-1a");
+
+/** The rule a zone of `region` must meet, with the zones it accepts (components/upstream/aws-regions.ts). */
+export function zoneOfRegionRule(region: string): string {
+  const zones = zonesOf(region);
+  return zones.length > 0
+    ? `must be an availability zone of aws:region ${region} (${zones.join(", ")})`
+    : `must be an availability zone of aws:region ${region}, and no zone of ${region} is sourced in components/upstream/aws-regions.ts (add its zones there with their source)`;
+}
+
+/** Problems of `zones` against `region`: each zone not of that region, with its index. */
+export function zonesNotOfRegion(zones: readonly string[], region: string): { index: number; rule: string }[] {
+  const own = new Set(zonesOf(region));
+  return zones.flatMap((z, index) => (own.has(z) ? [] : [{ index, rule: zoneOfRegionRule(region) }]));
+}
 const clusterName = pattern(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/, "must be an EKS cluster name (letters, digits, '-' and '_', at most 100 characters)");
 
 export const environmentSetting = doc(oneOf(ENVIRONMENTS), "Which environment this stack is; drives policy levels and production defaults.");

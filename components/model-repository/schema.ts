@@ -7,6 +7,8 @@ import * as v from "valibot";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
 import { bool, checkSettings, type DeepReadonly, dnsLabel, doc, integer, list, oneOf, pattern, refined, section, uniqueList } from "../../lib/schema";
 import { kmsKeyRegion } from "./policies";
+// One region rule for every region-valued key (aws:region's, from @pulumi/aws's Region list).
+import { awsRegion } from "../cluster/schema";
 
 export const MODEL_REPOSITORY_BACKENDS = ["s3", "efs"] as const;
 export type ModelRepositoryBackend = (typeof MODEL_REPOSITORY_BACKENDS)[number];
@@ -28,7 +30,6 @@ const iamPrincipalArn = pattern(
   "must be an IAM role, user or account-root ARN",
 );
 const subnetId = pattern(/^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/, "must be a subnet ID such as subnet-0a1b2c3d4e5f67890");
-const awsRegion = pattern(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, "must be an AWS region such as us-east-1");
 
 /** The rule a KMS key outside the data's region breaks; one wording for the schema's check and the resolver's. */
 export function kmsKeyRegionRule(backend: ModelRepositoryBackend, dataRegion: string): string {

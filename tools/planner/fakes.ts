@@ -2,6 +2,8 @@
 // computed outputs a real provider would return. Plausible, deterministic, and obviously
 // fake (account 123456789012), so a plan never reads as a claim about a real account.
 
+import { zonesOf } from "../../components/upstream/aws-regions";
+
 export const FAKE_ACCOUNT_ID = "123456789012";
 export const SECRET_PLACEHOLDER = "offline-plan-secret-placeholder";
 /** What a secret value is written as in resources.json, manifests and outputs. */
@@ -45,16 +47,24 @@ export const INVOKES: Record<string, Invoke> = {
     userId: "AIDAOFFLINEPLAN",
   }),
   "aws:index/getRegion:getRegion": (_inputs, region) => ({ id: region, name: region, region, endpoint: `ec2.${region}.amazonaws.com` }),
-  // One private subnet per availability-zone filter value (components/gpu/node-group.ts).
-  "aws:ec2/getSubnets:getSubnets": (inputs) => {
+  // One private subnet per availability-zone filter value (components/gpu/node-group.ts) that is
+  // a zone of the region (components/upstream/aws-regions.ts): a zone of another region, or of
+  // none, matches no subnet, as in EC2, which filters rather than fails.
+  "aws:ec2/getSubnets:getSubnets": (inputs, region) => {
     const zones: string[] = inputs.filters?.find((f: { name: string }) => f.name === "availability-zone")?.values ?? [];
-    const ids = zones.map((z) => `subnet-0${z.slice(-1)}${"0".repeat(15)}${z.slice(-1)}`);
+    const real = new Set(zonesOf(inputs.region ?? region));
+    const ids = zones.filter((z) => real.has(z)).map((z) => `subnet-0${z.slice(-1)}${"0".repeat(15)}${z.slice(-1)}`);
     return { id: ids.join(","), ids, filters: inputs.filters, region: inputs.region };
   },
-  // The zone of a subnet: the fake ids above end in their zone's letter (region + letter).
+  // The zone of a subnet: the fake ids above end in their zone's letter (region + letter). Any
+  // other id (a subnetIds setting) gets a zone that exists, picked from its last character.
   "aws:ec2/getSubnet:getSubnet": (inputs, region) => {
     const id = String(inputs.id);
-    const zone = `${region}${id.slice(-1)}`;
+    const zones = zonesOf(region);
+    if (zones.length === 0)
+      throw new Error(`offline plan: no availability zone of ${region} is listed in components/upstream/aws-regions.ts, so subnet ${id} has none`);
+    const own = `${region}${id.slice(-1)}`;
+    const zone = zones.includes(own) ? own : zones[id.charCodeAt(id.length - 1) % zones.length];
     return { id, availabilityZone: zone, vpcId: "vpc-0fa1e0000000000aa", state: "available", tags: {} };
   },
   "aws:index/getPartition:getPartition": () => ({ id: "aws", partition: "aws", dnsSuffix: "amazonaws.com", reverseDnsPrefix: "com.amazonaws" }),
