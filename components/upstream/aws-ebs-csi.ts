@@ -2,7 +2,9 @@
 // place so a version bump is one edit. Checked against kubernetes-sigs/aws-ebs-csi-driver
 // v1.64.0: docs/parameters.md ("CreateVolume (StorageClass) Parameters", "Volume
 // Availability Zone and Topologies"), docs/install.md ("Encrypted EBS Volumes via KMS"),
-// examples/kubernetes/storageclass/manifests/storageclass.yaml.
+// examples/kubernetes/storageclass/manifests/storageclass.yaml. The driver itself is a cluster
+// prerequisite (README, "Cluster prerequisites"): EKS add-on, Helm chart or Kustomize, with the
+// AWS-managed IAM policy AmazonEBSCSIDriverPolicyV2 (install.md).
 
 /** CSI driver name: the StorageClass provisioner (the driver's examples; pkg/plugin "normally ebs.csi.aws.com"). */
 export const EBS_CSI_DRIVER = "ebs.csi.aws.com";
