@@ -96,7 +96,7 @@ const tritonServers = config.triton.groups.map(
 
 // The StorageClass of the persistent volumes (created, or an existing one by name): EKS
 // clusters created at 1.30+ have no default class, so every claim names this one.
-const storage = new ClusterStorage("storage", { ...config.storage, labels }, k8sOpts);
+const storage = new ClusterStorage("storage", { ...config.storage, labels, region: config.region }, k8sOpts);
 
 // Observability: scrapes the serving groups' metrics Services through the contracts (not the
 // serving component's code), so it can be created before or without it.

@@ -133,7 +133,7 @@ describe("storage settings", () => {
 
   it("reports a direct caller's bad arguments naming the component", () => {
     assert.throws(
-      () => resolveClusterStorageArgs({ labels: {}, existing: "-x", kmsKeyId: "k" }, "st"),
+      () => resolveClusterStorageArgs({ labels: {}, region: "us-east-1", existing: "-x", kmsKeyId: "k" }, "st"),
       (e: unknown) => {
         assert.ok(e instanceof SettingsError, String(e));
         assert.equal(e.subject, 'invalid arguments of ClusterStorage "st"');
@@ -145,12 +145,24 @@ describe("storage settings", () => {
     );
   });
 
+  it("refuses a KMS key of another region than the cluster's, in the plan, naming the key", async () => {
+    const west = KMS_KEY.replace("us-east-1", "us-west-2");
+    assert.equal(resolveClusterStorageArgs({ labels: {}, region: "us-east-1", kmsKeyId: KMS_KEY }).kmsKeyId, KMS_KEY);
+    await assert.rejects(planFixture(fixtureStack("prod", { storage: { kmsKeyId: west } }, "prod-west-key")), (e: unknown) => {
+      assert.match(
+        String(e),
+        /kmsKeyId must be a key in the cluster's region us-east-1 \(EBS encrypts with a key of the volume's region\), got "arn:aws:kms:us-west-2:/,
+      );
+      return true;
+    });
+  });
+
   it("uses any valid existing class name as given and creates nothing (property)", () => {
     const label = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/);
     fc.assert(
       fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), (labels) => {
         const existing = labels.join(".");
-        const r = resolveClusterStorageArgs({ labels: {}, existing });
+        const r = resolveClusterStorageArgs({ labels: {}, region: "us-east-1", existing });
         return storageClassNameOf(r) === existing && ebsStorageClass(r) === undefined;
       }),
     );

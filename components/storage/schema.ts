@@ -3,7 +3,8 @@
 // the cluster already has instead. config/schema.ts composes this section as
 // `triton-platform:storage`; a direct caller resolves through resolveClusterStorageArgs.
 import * as v from "valibot";
-import { doc, parseSettings, pattern, refined, section, type DeepReadonly } from "../../lib/schema";
+import { SettingsError, show, type SettingProblem } from "../../lib/errors";
+import { checkSettings, doc, pattern, refined, section, type DeepReadonly } from "../../lib/schema";
 
 /** StorageClass names are DNS-1123 subdomains (metadata.name of a cluster-scoped object). */
 const storageClassName = pattern(
@@ -26,7 +27,7 @@ const storageEntries = {
   ),
   kmsKeyId: doc(
     v.optional(kmsKeyArn),
-    "KMS key that encrypts the created class's volumes, a key ARN. The EBS CSI driver's IAM role then needs kms:Decrypt, " +
+    "KMS key that encrypts the created class's volumes, a key ARN in the cluster's region (aws:region). The EBS CSI driver's IAM role then needs kms:Decrypt, " +
       "kms:GenerateDataKeyWithoutPlaintext and kms:CreateGrant on it. Only with the created class (not with existing).",
     { default: "the region's AWS-managed EBS key (aws/ebs)" },
   ),
@@ -49,18 +50,41 @@ export const storageSettings = doc(
 export type StorageSettingsInput = DeepReadonly<v.InferInput<typeof storageSettings>>;
 export type StorageSettings = v.InferOutput<typeof storageSettings>;
 
-/** Arguments of the ClusterStorage component: its settings (defaults in storageSettings) and the stack's labels. */
+/** Arguments of the ClusterStorage component: its settings (defaults in storageSettings) and what the stack wires in. */
 export type ClusterStorageArgs = StorageSettingsInput & {
   /** Standard labels of the stack, put on the StorageClass it creates. */
   readonly labels: Readonly<Record<string, string>>;
+  /** The cluster's region (aws:region): the volumes', so the KMS key's. */
+  readonly region: string;
 };
 
 export interface ResolvedClusterStorage extends StorageSettings {
   readonly labels: Readonly<Record<string, string>>;
+  readonly region: string;
 }
 
-/** Resolve a direct caller's arguments through the schema: every bad argument in one SettingsError naming the component. */
+/** Region of a KMS key ARN (its fourth field). */
+function keyRegion(arn: string): string | undefined {
+  return arn.split(":")[3];
+}
+
+/**
+ * Resolve a direct caller's arguments (and the stack's section) through the schema, then the
+ * rule that reads a reference: the KMS key is in the cluster's region. Every problem in one
+ * SettingsError naming the component.
+ */
 export function resolveClusterStorageArgs(args: ClusterStorageArgs, name = "storage"): ResolvedClusterStorage {
-  const { labels, ...settings } = args;
-  return { ...parseSettings(storageSettings, settings, `invalid arguments of ClusterStorage "${name}"`), labels };
+  const { labels, region, ...settings } = args;
+  const parsed = checkSettings(storageSettings, settings);
+  const problems: SettingProblem[] = parsed.success ? [] : [...parsed.problems];
+  // EBS encrypts a volume only with a key of the volume's own region (a multi-Region key's replica has its own ARN).
+  if (parsed.success && parsed.output.kmsKeyId !== undefined && keyRegion(parsed.output.kmsKeyId) !== region) {
+    problems.push({
+      key: "kmsKeyId",
+      rule: `must be a key in the cluster's region ${region} (EBS encrypts with a key of the volume's region)`,
+      value: { shown: show(parsed.output.kmsKeyId) },
+    });
+  }
+  if (!parsed.success || problems.length > 0) throw new SettingsError(`invalid arguments of ClusterStorage "${name}"`, problems);
+  return { ...parsed.output, labels, region };
 }
