@@ -6,6 +6,7 @@ import { ServingNamespace } from "./components/namespace";
 import { standardLabels, standardTags } from "./components/naming";
 import { GpuNodeGroup, GpuOperator, hostSoftwareOf } from "./components/gpu";
 import { ModelRepository } from "./components/model-repository";
+import { ClusterStorage } from "./components/storage";
 import { Monitoring } from "./components/monitoring";
 import { PROMETHEUS_PODS, type ServingGroupRef } from "./components/contracts";
 import { Firewall } from "./components/firewall";
@@ -93,6 +94,10 @@ const tritonServers = config.triton.groups.map(
     ),
 );
 
+// The StorageClass of the persistent volumes (created, or an existing one by name): EKS
+// clusters created at 1.30+ have no default class, so every claim names this one.
+const storage = new ClusterStorage("storage", { ...config.storage, labels, region: config.region }, k8sOpts);
+
 // Observability: scrapes the serving groups' metrics Services through the contracts (not the
 // serving component's code), so it can be created before or without it.
 const monitoring = new Monitoring(
@@ -101,9 +106,11 @@ const monitoring = new Monitoring(
     labels,
     servingNamespace: config.triton.namespace,
     servingGroups,
+    storageClassName: storage.storageClassName,
     ...config.monitoring,
   },
-  k8sOpts,
+  // The claims name the class: it exists before the volumes are provisioned.
+  { ...k8sOpts, dependsOn: [storage] },
 );
 
 // What each component's pods need from the network, declared by the component; the firewall
@@ -173,6 +180,7 @@ export const modelRepositoryDetails = {
   fileSystemId: modelRepository.fileSystemId,
   serviceAccountName: modelRepository.binding.serviceAccountName,
 };
+export const storageClassName = storage.storageClassName;
 export const monitoringNamespace = monitoring.namespace;
 export const grafanaAdminSecret = monitoring.grafanaAdminSecretName;
 export const prometheusUrl = monitoring.prometheusUrl;

@@ -8,6 +8,7 @@ import { gpuSettings } from "../components/gpu/schema";
 import { modelRepositorySettings } from "../components/model-repository/schema";
 import { gatewaySettings } from "../components/gateway/schema";
 import { tritonSection } from "../components/triton/schema";
+import { storageSettings } from "../components/storage/schema";
 import { CROSS_SECTION_RULES } from "./cross-section";
 
 export { ENVIRONMENTS } from "../components/cluster/schema";
@@ -19,6 +20,7 @@ export const sections = {
   triton: tritonSection,
   gpu: gpuSettings,
   modelRepository: modelRepositorySettings,
+  storage: v.optional(storageSettings, {}),
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
   monitoring: v.optional(monitoringSettings, {}),
   gateway: v.optional(gatewaySettings, {}),
@@ -49,6 +51,7 @@ export const SECTION_PAGES: Record<keyof typeof sections, string> = {
   triton: "docs/triton-serving.md",
   gpu: "docs/gpu-nodes.md",
   modelRepository: "docs/model-repository.md",
+  storage: "docs/storage.md",
   monitoring: "docs/monitoring.md",
   gateway: "docs/gateway-and-firewall.md",
 };

@@ -258,7 +258,7 @@ describe("model repository", () => {
     });
 
     it("binds a read-only claim to a static PV of the EFS CSI driver that the driver can mount", () => {
-      const sc = one(rs, "kubernetes:storage.k8s.io/v1:StorageClass").props;
+      const sc = one(rs, "kubernetes:storage.k8s.io/v1:StorageClass", "model-repository-efs").props;
       const pv = one(rs, "kubernetes:core/v1:PersistentVolume").props;
       const pvc = one(rs, "kubernetes:core/v1:PersistentVolumeClaim").props;
       assert.equal(sc.provisioner, EFS_CSI_DRIVER);

@@ -15,6 +15,7 @@ function resolved(environment: "dev" | "prod", alerting = true) {
     labels: standardLabels({ environment }),
     servingNamespace: "triton",
     servingGroups: [{ name: "vision", canary: true }],
+    storageClassName: "ebs-gp3-encrypted",
     kubePrometheusStackVersion: "88.1.5",
     prometheusAdapterVersion: "5.2.0",
     alerting: { enabled: alerting },

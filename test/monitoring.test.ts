@@ -41,7 +41,6 @@ describe("monitoring component", () => {
       assert.equal(spec.scrapeInterval, "15s");
       assert.equal(spec.replicas, 2);
       assert.deepEqual(spec.storageSpec.volumeClaimTemplate.spec.resources.requests, { storage: "200Gi" });
-      assert.equal(spec.storageSpec.volumeClaimTemplate.spec.storageClassName, "gp3");
       for (const k of ["serviceMonitorSelectorNilUsesHelmValues", "ruleSelectorNilUsesHelmValues", "podMonitorSelectorNilUsesHelmValues"])
         assert.equal(spec[k], false, k);
       assert.equal(kps.props.values.alertmanager.enabled, true);
@@ -183,7 +182,6 @@ describe("monitoring component", () => {
       const kps = release(p.resources, "kube-prometheus-stack");
       assert.equal(kps.props.values.alertmanager.enabled, false);
       assert.equal(kps.props.values.prometheus.prometheusSpec.scrapeInterval, "60s");
-      assert.equal(kps.props.values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec.storageClassName, undefined);
       const sm = one(p.resources, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor").props.spec;
       assert.equal(sm.endpoints[0].relabelings[0].regex, "vision-metrics");
       assert.match(release(p.resources, "prometheus-adapter").props.values.rules.custom[0].metricsQuery, /\[240s\]/);
@@ -195,6 +193,7 @@ describe("monitoring component", () => {
       labels: {},
       servingNamespace: "triton",
       servingGroups: [{ name: "a", canary: true }],
+      storageClassName: "ebs-gp3-encrypted",
       kubePrometheusStackVersion: "1.2.3",
       prometheusAdapterVersion: "4.5.6",
     };
@@ -203,13 +202,13 @@ describe("monitoring component", () => {
       assert.throws(
         () =>
           resolveMonitoringArgs(
-            { ...base, kubePrometheusStackVersion: "latest", prometheusAdapterVersion: "^4", storageSize: "1Ti", servingGroups: [] },
+            { ...base, kubePrometheusStackVersion: "latest", prometheusAdapterVersion: "^4", storageSize: "1Ti", servingGroups: [], storageClassName: "" },
             "mon",
           ),
         (e: unknown) => {
           assert.ok(e instanceof SettingsError, String(e));
           assert.equal(e.subject, 'invalid arguments of Monitoring "mon"');
-          assert.equal(e.problems.length, 4, e.message);
+          assert.equal(e.problems.length, 5, e.message);
           const line = (re: RegExp) =>
             assert.ok(
               e.problems.some((p) => re.test(p)),
@@ -219,6 +218,7 @@ describe("monitoring component", () => {
           line(/^prometheusAdapterVersion must be an exact version .*, got "\^4"$/);
           line(/^storageSize must be a size in Gi .*, got "1Ti"$/);
           line(/^servingGroups must be a list of at least 1 serving group\(s\), got \[\]$/);
+          line(/^storageClassName must be a non-empty string, got ""$/);
           return true;
         },
       );
@@ -264,9 +264,9 @@ describe("monitoring component", () => {
     });
 
     it("applies the schema's defaults to a direct caller as to a stack file, and derives retentionSize", () => {
-      const r = resolveMonitoringArgs({ labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }] });
+      const r = resolveMonitoringArgs({ labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }], storageClassName: "c" });
       const cfg = loadConfig(raw({}), "s").monitoring;
-      const { labels, servingNamespace, servingGroups, retentionSize, ...settings } = r;
+      const { labels, servingNamespace, servingGroups, storageClassName: _class, retentionSize, ...settings } = r;
       assert.deepEqual(settings, cfg);
       assert.deepEqual({ labels, servingNamespace, servingGroups }, { labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }] });
       assert.equal(retentionSize, "42GB", "85 % of the default 50Gi");

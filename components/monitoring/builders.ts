@@ -70,7 +70,7 @@ export function kubePrometheusStackRelease(r: ResolvedMonitoring) {
       retention: r.retention,
       retentionSize: r.retentionSize,
       storageSize: r.storageSize,
-      storageClass: r.storageClass,
+      storageClass: r.storageClassName,
       prometheusReplicas: r.prometheusReplicas,
       // Memory limit = request: an over-committed node OOM-kills Prometheus mid-compaction otherwise.
       prometheusResources: { requests: { ...r.prometheusResources }, limits: { memory: r.prometheusResources.memory } },

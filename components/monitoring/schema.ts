@@ -6,7 +6,7 @@ import * as v from "valibot";
 import type { ServingGroupRef } from "../contracts";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../upstream/prometheus-adapter";
-import { bool, dnsLabel, doc, integer, list, number, parseSettings, pattern, pinnedVersion, quantity, section, str } from "../../lib/schema";
+import { bool, doc, integer, list, number, parseSettings, pattern, pinnedVersion, quantity, section, str } from "../../lib/schema";
 
 /** Alert thresholds, in the units each key states (ms, ratios, °C, %, MiB/h). */
 export const alertThresholdsSettings = section({
@@ -64,9 +64,6 @@ const monitoringEntries = {
     v.optional(pattern(/^[1-9][0-9]*Gi$/, "must be a size in Gi such as 100Gi"), "50Gi"),
     "Size of each Prometheus volume, `<n>Gi`; Prometheus' retentionSize is 85 % of it (headroom for the WAL and compaction).",
   ),
-  storageClass: doc(v.optional(dnsLabel), "StorageClass of the Prometheus and Alertmanager volumes.", {
-    default: "the cluster's default StorageClass",
-  }),
   prometheusReplicas: doc(v.optional(integer({ min: 1, max: 3 }), 1), "Prometheus replicas, 1–3 (2 = an HA pair scraping the same targets)."),
   prometheusResources: doc(
     v.optional(
@@ -116,6 +113,12 @@ export interface MonitoringReferences {
   readonly servingNamespace: string;
   /** Serving groups to scrape and to draw (from config; not from the serving component). At least one. */
   readonly servingGroups: readonly ServingGroupRef[];
+  /**
+   * StorageClass of the Prometheus and Alertmanager volumes (the storage component's class).
+   * Required: EKS clusters created at 1.30 or later have no default class, so a claim without
+   * one stays Pending.
+   */
+  readonly storageClassName: string;
 }
 
 /** Arguments of the Monitoring component: its settings (defaults in monitoringSettings) and the runtime references. */
@@ -134,6 +137,8 @@ export interface ResolvedMonitoring extends MonitoringSettings, MonitoringRefere
 const monitoringArgsSchema = section({
   ...monitoringEntries,
   servingGroups: list(v.object({ name: str(), canary: bool() }), { min: 1, what: "serving group" }),
+  // An empty storageClassName asks for a volume of no class: never provisioned dynamically.
+  storageClassName: str(),
 });
 
 /**
@@ -141,8 +146,12 @@ const monitoringArgsSchema = section({
  * argument reported together in one SettingsError naming the component.
  */
 export function resolveMonitoringArgs(args: MonitoringArgs, name = "monitoring"): ResolvedMonitoring {
-  const { labels, servingNamespace, servingGroups, ...settings } = args;
-  const { servingGroups: _checked, ...s } = parseSettings(monitoringArgsSchema, { ...settings, servingGroups }, `invalid arguments of Monitoring "${name}"`);
+  const { labels, servingNamespace, servingGroups, storageClassName, ...settings } = args;
+  const {
+    servingGroups: _checked,
+    storageClassName: _named,
+    ...s
+  } = parseSettings(monitoringArgsSchema, { ...settings, servingGroups, storageClassName }, `invalid arguments of Monitoring "${name}"`);
   // storageSize matched /^[1-9][0-9]*Gi$/ above.
   const gi = Number(s.storageSize.slice(0, -"Gi".length));
   return {
@@ -150,6 +159,7 @@ export function resolveMonitoringArgs(args: MonitoringArgs, name = "monitoring")
     labels,
     servingNamespace,
     servingGroups,
+    storageClassName,
     // Leave 15 % headroom for the WAL and compaction; Prometheus counts GB as GiB.
     retentionSize: `${Math.max(1, Math.floor(gi * 0.85))}GB`,
   };

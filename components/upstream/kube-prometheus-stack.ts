@@ -53,7 +53,8 @@ export interface KubePrometheusStackInputs {
   /** Prometheus retentionSize, e.g. "85GB" (Prometheus units, powers of 1024). */
   readonly retentionSize: string;
   readonly storageSize: string;
-  readonly storageClass?: string;
+  /** StorageClass of both volumes (Prometheus storageSpec, Alertmanager storage); always named, since a cluster may have no default. */
+  readonly storageClass: string;
   readonly prometheusReplicas: number;
   readonly prometheusResources: { requests: { cpu: string; memory: string }; limits: { memory: string } };
   readonly additionalScrapeConfigs: ScrapeConfig[];
@@ -61,10 +62,12 @@ export interface KubePrometheusStackInputs {
   readonly grafanaAdminSecretName: string;
 }
 
-function volumeClaimTemplate(size: string, storageClass: string | undefined) {
+// prometheus.prometheusSpec.storageSpec and alertmanager.alertmanagerSpec.storage take the same
+// shape (values.yaml 88.1.5: `volumeClaimTemplate.spec.storageClassName`, prometheus-operator's StorageSpec).
+function volumeClaimTemplate(size: string, storageClass: string) {
   return {
     spec: {
-      ...(storageClass ? { storageClassName: storageClass } : {}),
+      storageClassName: storageClass,
       accessModes: ["ReadWriteOnce"],
       resources: { requests: { storage: size } },
     },
@@ -102,7 +105,7 @@ export function kubePrometheusStackValues(i: KubePrometheusStackInputs): Record<
       alertmanagerSpec: {
         replicas: i.alertmanager.replicas,
         // Silences and notification state survive a restart (no re-paging after a reschedule).
-        storage: { volumeClaimTemplate: volumeClaimTemplate(i.alertmanager.storageSize, undefined) },
+        storage: { volumeClaimTemplate: volumeClaimTemplate(i.alertmanager.storageSize, i.storageClass) },
       },
     },
     grafana: {

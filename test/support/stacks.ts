@@ -192,7 +192,6 @@ const VALUES: Record<Shape, StackValues> = {
       scrapeInterval: "30s",
       retention: "7d",
       storageSize: "50Gi",
-      storageClass: "gp3",
       prometheusResources: {
         cpu: "500m",
         memory: "4Gi",
@@ -296,7 +295,6 @@ const VALUES: Record<Shape, StackValues> = {
       scrapeInterval: "15s",
       retention: "30d",
       storageSize: "200Gi",
-      storageClass: "gp3",
       prometheusReplicas: 2,
       prometheusResources: {
         cpu: "2",

@@ -1,0 +1,26 @@
+// The cluster's storage for the stack's persistent volumes: an encrypted gp3 StorageClass on
+// the EBS CSI driver, or an existing class by name. Settings: ./schema.ts; manifest:
+// ./builders.ts. Consumers take `storageClassName` (Prometheus and Alertmanager volumes).
+import * as pulumi from "@pulumi/pulumi";
+import * as k8s from "@pulumi/kubernetes";
+import { ebsStorageClass, storageClassNameOf } from "./builders";
+import { resolveClusterStorageArgs, type ClusterStorageArgs } from "./schema";
+
+export * from "./builders";
+export * from "./schema";
+
+export class ClusterStorage extends pulumi.ComponentResource {
+  /** The StorageClass the stack created; undefined when an existing class is used. */
+  readonly storageClass?: k8s.storage.v1.StorageClass;
+  /** Name of the class every persistent volume of the stack names. */
+  readonly storageClassName: string;
+
+  constructor(name: string, args: ClusterStorageArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("triton-platform:storage:ClusterStorage", name, {}, opts);
+    const r = resolveClusterStorageArgs(args, name);
+    const sc = ebsStorageClass(r);
+    if (sc !== undefined) this.storageClass = new k8s.storage.v1.StorageClass(name, sc, { parent: this });
+    this.storageClassName = storageClassNameOf(r);
+    this.registerOutputs({ storageClassName: this.storageClassName });
+  }
+}
