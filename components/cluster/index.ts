@@ -2,7 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { Provider as AwsProvider } from "@pulumi/aws/provider";
-import { getClusterOutput } from "@pulumi/aws/eks/getCluster";
+import { getClusterOutput, type GetClusterResult } from "@pulumi/aws/eks/getCluster";
 import { parseSettings } from "../../lib/schema";
 import { clusterArgsSettings } from "./schema";
 
@@ -31,6 +31,67 @@ export function eksKubeconfig(args: { name: string; endpoint: string; caData: st
   });
 }
 
+/** The part of aws.eks.getCluster's answer the stack reads. */
+export type ClusterLookup = Pick<GetClusterResult, "endpoint" | "certificateAuthorities" | "identities" | "vpcConfig" | "status">;
+
+/** What the stack needs of the existing cluster, each one present. */
+export interface ClusterFacts {
+  readonly endpoint: string;
+  readonly caData: string;
+  readonly oidcIssuerUrl: string;
+  readonly vpcId: string;
+  readonly clusterSecurityGroupId: string;
+}
+
+/**
+ * A cluster that lacks something the stack relies on. Raised when the lookup answers, before
+ * any resource takes the missing value (an IRSA trust policy with an empty issuer, a launch
+ * template without the cluster security group): a failed preview, not a half-applied stack.
+ */
+export class ClusterPrerequisiteError extends Error {
+  /** One line per missing piece: what is missing and how to provide it. */
+  readonly problems: string[];
+  constructor(
+    readonly clusterName: string,
+    problems: readonly string[],
+  ) {
+    super(`EKS cluster "${clusterName}" lacks what this stack needs (README, "Cluster prerequisites"):\n  - ${problems.join("\n  - ")}`);
+    this.name = "ClusterPrerequisiteError";
+    this.problems = [...problems];
+  }
+}
+
+/** The facts the stack reads from the cluster lookup; every missing one named together. */
+export function clusterFacts(clusterName: string, lookup: ClusterLookup): ClusterFacts {
+  const problems: string[] = [];
+  const endpoint = lookup.endpoint ?? "";
+  const caData = lookup.certificateAuthorities?.[0]?.data ?? "";
+  if (endpoint === "" || caData === "") {
+    problems.push(
+      `no API endpoint or certificate authority (status ${JSON.stringify(lookup.status ?? "unknown")}): wait until the cluster is ACTIVE, then run again`,
+    );
+  }
+  const oidcIssuerUrl = lookup.identities?.[0]?.oidcs?.[0]?.issuer ?? "";
+  if (oidcIssuerUrl === "") {
+    // An IRSA trust policy needs the issuer, and the IAM OIDC provider for it must exist.
+    problems.push(
+      "no OIDC issuer: IRSA roles (model repository) trust the cluster's IAM OIDC provider; " +
+        `create it with \`eksctl utils associate-iam-oidc-provider --cluster ${clusterName} --approve\` ` +
+        "(or IAM console: Identity providers > Add provider > OpenID Connect, with the cluster's OpenID Connect provider URL and audience sts.amazonaws.com)",
+    );
+  }
+  const vpcId = lookup.vpcConfig?.vpcId ?? "";
+  if (vpcId === "") problems.push("no VPC in its vpcConfig: the GPU node group's subnet lookup and security groups are made in the cluster VPC");
+  const clusterSecurityGroupId = lookup.vpcConfig?.clusterSecurityGroupId ?? "";
+  if (clusterSecurityGroupId === "") {
+    problems.push(
+      "no cluster security group (vpcConfig.clusterSecurityGroupId, the one EKS creates with the cluster): the GPU nodes' launch template attaches it so they can reach the control plane",
+    );
+  }
+  if (problems.length > 0) throw new ClusterPrerequisiteError(clusterName, problems);
+  return { endpoint, caData, oidcIssuerUrl, vpcId, clusterSecurityGroupId };
+}
+
 export interface ClusterArgs {
   /** Name of the existing EKS cluster (looked up with aws.eks.getCluster). */
   readonly name: string;
@@ -57,14 +118,14 @@ export class Cluster extends pulumi.ComponentResource {
     // having to remember them (policy: aws-provider-default-tags).
     this.aws = new AwsProvider(`${name}-aws`, { region: cfg.region as never, defaultTags: { tags: { ...args.tags } } }, { parent: this });
     const eks = getClusterOutput({ name: cfg.name }, { provider: this.aws, parent: this });
+    // Checked once, when the lookup answers: every output below comes from the checked facts.
+    const facts = eks.apply((result) => clusterFacts(cfg.name, result));
     this.name = cfg.name;
-    this.endpoint = eks.endpoint;
-    this.oidcIssuerUrl = eks.identities.apply((ids) => ids[0]?.oidcs[0]?.issuer ?? "");
-    this.vpcId = eks.vpcConfig.vpcId;
-    this.clusterSecurityGroupId = eks.vpcConfig.clusterSecurityGroupId;
-    const kubeconfig = pulumi
-      .all([eks.endpoint, eks.certificateAuthorities.apply((cas) => cas[0]?.data ?? "")])
-      .apply(([endpoint, caData]) => eksKubeconfig({ name: cfg.name, endpoint, caData, region: cfg.region }));
+    this.endpoint = facts.endpoint;
+    this.oidcIssuerUrl = facts.oidcIssuerUrl;
+    this.vpcId = facts.vpcId;
+    this.clusterSecurityGroupId = facts.clusterSecurityGroupId;
+    const kubeconfig = facts.apply((f) => eksKubeconfig({ name: cfg.name, endpoint: f.endpoint, caData: f.caData, region: cfg.region }));
     // An explicit provider: resources never land in whatever cluster the ambient
     // kubeconfig happens to point at (policy: k8s-explicit-provider).
     this.k8s = new k8s.Provider(
