@@ -11,9 +11,19 @@ import { REPOSITORY, type Project } from "./project";
  * The pack's rules over `resources` at the levels of `<project's policies>/config/<stack>.json`
  * (a missing file is a UsageError naming the file to copy).
  */
-export async function checkResources(resources: RecordedResource[], stack: string, policiesDir = REPOSITORY.policiesDir, project: Project = REPOSITORY) {
+export async function checkResources(
+  resources: RecordedResource[],
+  stack: string,
+  policiesDir = REPOSITORY.policiesDir,
+  project: Project = REPOSITORY,
+  /** The stack's environment when the caller has its config; it only words a missing file's error. */
+  environment?: string,
+) {
   const rules = project.rules();
-  const cfg = readPolicyConfig(policiesDir, stack, stackEnvironment(path.dirname(policiesDir), stack));
+  // The stack file is read for its environment only when it is needed: a missing levels file.
+  const levelsFile = path.join(policiesDir, "config", `${stack}.json`);
+  const env = environment ?? (fs.existsSync(levelsFile) ? undefined : stackEnvironment(path.dirname(policiesDir), stack));
+  const cfg = readPolicyConfig(policiesDir, stack, env);
   checkPolicyConfig(rules, cfg, `policies/config/${stack}.json`);
   return evaluatePolicies(rules, resources, cfg);
 }

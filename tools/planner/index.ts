@@ -62,10 +62,11 @@ export async function planStack(stack: string, opts: PlanOptions = {}): Promise<
  */
 export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Promise<PlanResult> {
   const project = projectOf(opts);
-  const run = await recordStack(project, readProjectName(project.root), stack);
+  const projectName = readProjectName(project.root);
+  const run = await recordStack(project, projectName, stack);
   const violations = opts.levels
     ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`)
-    : await checkResources(run.resources, stack.stack, project.policiesDir, project);
+    : await checkResources(run.resources, stack.stack, project.policiesDir, project, stack.config[`${projectName}:environment`]);
   const manifests = kubernetesManifests(run.resources).map((m) => m.manifest);
   let outDir: string | undefined;
   if (opts.outRoot) {
@@ -73,7 +74,7 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
     fs.mkdirSync(outDir, { recursive: true });
     fs.writeFileSync(path.join(outDir, "resources.json"), JSON.stringify(run.resources, null, 2) + "\n");
     fs.writeFileSync(path.join(outDir, "outputs.json"), JSON.stringify(run.outputs, null, 2) + "\n");
-    writeManifests(path.join(outDir, "manifests"), run.resources);
+    writeManifests(path.join(outDir, "manifests"), manifests);
   }
   return {
     report: stackReport(stack.stack, run.resources, violations, outDir),

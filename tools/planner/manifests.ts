@@ -34,11 +34,11 @@ export function manifestFileName(m: Manifest): string {
 }
 
 /** Write the manifests to `dir` (emptied first) and return the file names. */
-export function writeManifests(dir: string, resources: RecordedResource[]): string[] {
+export function writeManifests(dir: string, manifests: readonly Manifest[]): string[] {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const names: string[] = [];
-  for (const { manifest } of kubernetesManifests(resources)) {
+  for (const manifest of manifests) {
     let name = manifestFileName(manifest);
     if (names.includes(name)) name = name.replace(/\.yaml$/, `-${names.length}.yaml`);
     fs.writeFileSync(path.join(dir, name), yaml.dump(manifest, { noRefs: true, lineWidth: -1, sortKeys: false }));
