@@ -125,11 +125,6 @@ export function documentKeys(schema: v.GenericSchema, prefix = ""): KeyDoc[] {
   return out;
 }
 
-/** The description of a schema itself (its doc()), "" when it has none. */
-export function describeSchema(schema: v.GenericSchema): string {
-  return unwrap(schema as AnySchema).description;
-}
-
 /** The schema's first-level keys (a section's keys), in order. */
 export function keysOf(schema: v.GenericSchema): string[] {
   return Object.keys(entriesOf(unwrap(schema as AnySchema).core) ?? {});

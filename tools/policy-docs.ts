@@ -7,7 +7,7 @@
 // `--check` exits 1 when the README's table differs (the tests run the same comparison).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { ENVIRONMENTS } from "../config/schema";
+import { ENVIRONMENTS } from "../components/cluster/schema";
 import { rules } from "../policies/rules";
 import { levelOf, readPolicyConfig } from "./planner/policy";
 

@@ -3,6 +3,10 @@
 // them without the Pulumi runtime.
 import { IAM_POLICY_VERSION, STS_AUDIENCE, issuerHostPath, serviceAccountSubject } from "../upstream/aws-iam";
 
+/** A KMS key ARN (not an alias: an alias cannot scope kms:Decrypt, and the EBS CSI driver takes the full ARN). */
+export const KMS_KEY_ARN =
+  /^arn:aws[a-z-]*:kms:[a-z]{2}(-gov)?-[a-z]+-\d:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
 /** Region part of a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>). */
 export function kmsKeyRegion(arn: string): string | undefined {
   return arn.split(":")[3] || undefined;

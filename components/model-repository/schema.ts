@@ -6,7 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
 import { bool, checkSettings, type DeepReadonly, dnsLabel, doc, integer, list, oneOf, pattern, refined, section, uniqueList } from "../../lib/schema";
-import { kmsKeyRegion } from "./policies";
+import { KMS_KEY_ARN, kmsKeyRegion } from "./policies";
 // One region rule for every region-valued key (aws:region's, from @pulumi/aws's Region list).
 import { awsRegion } from "../cluster/schema";
 
@@ -21,10 +21,7 @@ export type EfsThroughputMode = (typeof EFS_THROUGHPUT_MODES)[number];
  */
 export const DEFAULT_BUCKET_PREFIX = "triton-models-";
 
-const kmsKeyArn = pattern(
-  /^arn:aws[a-z-]*:kms:[a-z]{2}(-gov)?-[a-z]+-\d:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/,
-  "must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>); an alias cannot scope kms:Decrypt",
-);
+const kmsKeyArn = pattern(KMS_KEY_ARN, "must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>); an alias cannot scope kms:Decrypt");
 const iamPrincipalArn = pattern(
   /^arn:aws[a-z-]*:iam::\d{12}:(root|role\/[\w+=,.@/-]{1,512}|user\/[\w+=,.@/-]{1,512})$/,
   "must be an IAM role, user or account-root ARN",

@@ -3,6 +3,7 @@
 // the cluster already has instead. config/schema.ts composes this section as
 // `triton-platform:storage`; a direct caller resolves through resolveClusterStorageArgs.
 import * as v from "valibot";
+import { KMS_KEY_ARN, kmsKeyRegion } from "../model-repository/policies";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
 import { checkSettings, doc, pattern, refined, section, type DeepReadonly } from "../../lib/schema";
 
@@ -14,7 +15,7 @@ const storageClassName = pattern(
 
 // The EBS CSI driver takes "the full ARN of the key" (aws-ebs-csi-driver docs/parameters.md, kmsKeyId).
 const kmsKeyArn = pattern(
-  /^arn:aws[a-z-]*:kms:[a-z]{2}(-gov)?-[a-z]+-\d:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/,
+  KMS_KEY_ARN,
   "must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>): the EBS CSI driver takes the key's full ARN, not an alias",
 );
 
@@ -63,11 +64,6 @@ export interface ResolvedClusterStorage extends StorageSettings {
   readonly region: string;
 }
 
-/** Region of a KMS key ARN (its fourth field). */
-function keyRegion(arn: string): string | undefined {
-  return arn.split(":")[3];
-}
-
 /**
  * Resolve a direct caller's arguments (and the stack's section) through the schema, then the
  * rule that reads a reference: the KMS key is in the cluster's region. Every problem in one
@@ -78,7 +74,7 @@ export function resolveClusterStorageArgs(args: ClusterStorageArgs, name = "stor
   const parsed = checkSettings(storageSettings, settings);
   const problems: SettingProblem[] = parsed.success ? [] : [...parsed.problems];
   // EBS encrypts a volume only with a key of the volume's own region (a multi-Region key's replica has its own ARN).
-  if (parsed.success && parsed.output.kmsKeyId !== undefined && keyRegion(parsed.output.kmsKeyId) !== region) {
+  if (parsed.success && parsed.output.kmsKeyId !== undefined && kmsKeyRegion(parsed.output.kmsKeyId) !== region) {
     problems.push({
       key: "kmsKeyId",
       rule: `must be a key in the cluster's region ${region} (EBS encrypts with a key of the volume's region)`,

@@ -1,6 +1,7 @@
 // Shared command-line plumbing of `npm run plan` and `npm run policy`: argument parsing,
 // exit codes (0 clean, 1 a mandatory violation, 2 bad config or usage) and output.
 import { UsageError } from "./stackfile";
+import { isSettingsError } from "../../lib/errors";
 import { formatText, type StackReport } from "./report";
 
 export const EXIT_OK = 0;
@@ -45,7 +46,7 @@ export function runCli(main: () => Promise<number>): void {
     (e: unknown) => {
       // By name: each planned stack loads the program's modules afresh (SettingsError included),
       // and `npm run policy` does not load the config module at all.
-      if (e instanceof Error && (e.name === "SettingsError" || e.name === UsageError.name)) {
+      if (isSettingsError(e) || (e instanceof Error && e.name === UsageError.name)) {
         process.stderr.write(`error: ${e.message}\n`);
         process.exitCode = EXIT_USAGE;
       } else {
