@@ -16,7 +16,7 @@ import { KPS_CHART_LABELS } from "../components/upstream/kube-prometheus-stack";
 import { ADAPTER_CHART_LABELS } from "../components/upstream/prometheus-adapter";
 import { ENVIRONMENT_LABEL } from "../components/naming";
 import type { RecordedResource } from "../tools/planner";
-import { fixtureStack, ofType, planFixture, ROOT, SHAPES } from "./helpers";
+import { ofType, plan, ROOT, SHAPES } from "./helpers";
 
 /**
  * The chart values files as published: shared/ sits beside the clone (CI), or beside the main
@@ -198,7 +198,7 @@ function prefixed(freeForm: Record<string, string>, prefix: string): Record<stri
 async function plannedReleases(): Promise<{ shape: string; release: RecordedResource }[]> {
   const out: { shape: string; release: RecordedResource }[] = [];
   for (const shape of SHAPES) {
-    const p = await planFixture(fixtureStack(shape));
+    const p = await plan(shape); // cached: the other tests plan the same shapes
     for (const r of ofType(p.resources, "kubernetes:helm.sh/v3:Release")) out.push({ shape, release: r });
   }
   return out;

@@ -12,8 +12,8 @@ import type { NetworkNeeds } from "../components/network";
 import { NFS_PORT } from "../components/upstream/aws-efs-csi";
 import { isWorldOpen } from "../lib/cidr";
 import { loadConfig } from "../config";
-import { stackConfigWith } from "./stack-config-fixture";
-import { sgIngressOpenings } from "../policies/rules/firewall";
+import { fixtureConfig } from "./support/stacks";
+import { securityGroupIngressOf } from "../policies/rules/props";
 
 /** The stack's settings that shape the firewall: now inputs of the components' network needs. */
 interface Stack {
@@ -221,7 +221,7 @@ describe("firewall", () => {
     const anyCidr = fc.oneof(v4, v6, fc.constantFrom("0.0.0.0/0", "::/0", "10.0.0.0/0"));
     fc.assert(
       fc.property(fc.uniqueArray(anyCidr, { maxLength: 5 }), fc.boolean(), fc.constantFrom(443, 2049), (cidrs, efs, port) => {
-        const raw = stackConfigWith("prod", { gateway: { clientCidrs: cidrs } });
+        const raw = fixtureConfig("prod", { gateway: { clientCidrs: cidrs } });
         let cfg;
         try {
           cfg = loadConfig(raw, "prod");
@@ -236,7 +236,7 @@ describe("firewall", () => {
         for (const spec of securityGroupRules(r)) {
           if (spec.direction !== "ingress") continue;
           const a = securityGroupRuleArgs(spec, ids) as Record<string, any>;
-          const opening = sgIngressOpenings("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", a)[0];
+          const opening = securityGroupIngressOf({ type: "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", props: a })[0];
           if (opening.cidrs.some((c) => isWorldOpen(c.cidr))) return false;
         }
         // Kubernetes: Triton pods admit only the gateway and Prometheus; no ipBlock, no peerless rule.
@@ -260,7 +260,7 @@ describe("firewall", () => {
         assert.equal(nps.length, 6);
         for (const np of nps) assert.equal(np.props.metadata.namespace, "triton");
         for (const r of p.resources.filter((x) => x.custom)) {
-          for (const o of sgIngressOpenings(r.type, r.props)) assert.ok(!o.cidrs.some((c) => isWorldOpen(c.cidr)), `${r.name}: ${JSON.stringify(o.cidrs)}`);
+          for (const o of securityGroupIngressOf(r)) assert.ok(!o.cidrs.some((c) => isWorldOpen(c.cidr)), `${r.name}: ${JSON.stringify(o.cidrs)}`);
         }
       });
     }

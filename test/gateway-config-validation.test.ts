@@ -4,11 +4,11 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
 import { ConfigError, loadConfig } from "../config";
-import { stackConfigWith } from "./stack-config-fixture";
+import { fixtureConfig } from "./support/stacks";
 
 function raw(gateway: unknown, environment = "staging"): Record<string, string> {
   // The real stack file of that environment (its serving group "vision" has a canary) and the gateway section under test.
-  return stackConfigWith(environment, { gateway });
+  return fixtureConfig(environment, { gateway });
 }
 function problems(gateway: unknown, environment = "staging"): string[] {
   try {

@@ -19,7 +19,7 @@ import {
 } from "../components/gateway";
 import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, fromJson } from "../components/upstream/envoy";
 import { loadConfig } from "../config";
-import { stackConfigWith } from "./stack-config-fixture";
+import { fixtureConfig } from "./support/stacks";
 import { envoyInput, readBackBootstrap } from "./envoy-fixture";
 
 const base: EnvoyConfigInput = envoyInput();
@@ -142,7 +142,7 @@ describe("gateway routes and mirroring", () => {
       const validPercent = fc.integer({ min: 0, max: 1_000_000 }).map((n) => n / 10_000);
       fc.assert(
         fc.property(validPercent, (pct) => {
-          const raw = stackConfigWith("staging", { gateway: { mirrorPercent: pct } });
+          const raw = fixtureConfig("staging", { gateway: { mirrorPercent: pct } });
           const cfg = loadConfig(raw, "staging");
           const policies = findMirrorPolicies(
             bootstrap({ servingGroups: [{ name: "vision", canary: true }], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }),

@@ -4,7 +4,7 @@
 import { strict as assert } from "node:assert";
 import { loadConfig } from "../config";
 import { resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "../components/gateway";
-import { stackConfigWith } from "./stack-config-fixture";
+import { fixtureConfig } from "./support/stacks";
 
 const direct: EnvoyGatewayArgs = {
   namespace: "triton",
@@ -18,7 +18,7 @@ const ROOT_KEY = "triton-platform:gateway.";
 
 function configProblems(gateway: Record<string, unknown>): string[] {
   try {
-    loadConfig(stackConfigWith("staging", { gateway }), "staging");
+    loadConfig(fixtureConfig("staging", { gateway }), "staging");
     return [];
   } catch (e: any) {
     if (e.name === "SettingsError") return e.problems;
@@ -37,7 +37,7 @@ function componentProblems(over: Partial<EnvoyGatewayArgs>): string[] {
 
 describe("gateway settings: one source", () => {
   it("a direct caller gets the stack config's default for every key of the section", () => {
-    const fromStack = loadConfig(stackConfigWith("staging", { gateway: undefined }), "staging").gateway;
+    const fromStack = loadConfig(fixtureConfig("staging", { gateway: undefined }), "staging").gateway;
     const fromComponent = resolveEnvoyGatewayArgs(direct);
     const keys = Object.keys(fromStack);
     assert.ok(keys.length >= 10, keys.join(", "));

@@ -6,13 +6,19 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { readPolicyConfig } from "../tools/planner/policy";
-import { ROOT, runTool, tempProject } from "./helpers";
+import { runTool, tempProject } from "./helpers";
 import { fixtureYaml } from "./support/stacks";
-
-const POLICIES = path.join(ROOT, "policies");
 
 describe("policy levels files (policies/config/<stack>.json)", function () {
   this.timeout(120_000);
+  // A copy with the fixture stacks and their levels: the repository's own stack and levels
+  // files are users' to rename, add or remove.
+  let dir: string;
+  let POLICIES: string;
+  before(() => {
+    dir = tempProject({ dev: fixtureYaml("dev"), staging: fixtureYaml("staging"), prod: fixtureYaml("prod") });
+    POLICIES = path.join(dir, "policies");
+  });
 
   it("a missing file is a usage error naming the file and the closest one to copy", () => {
     assert.throws(
@@ -32,7 +38,7 @@ describe("policy levels files (policies/config/<stack>.json)", function () {
   it("npm run policy exits 2 for a stack without a levels file (a typo'd --stack), evaluating nothing", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "policy-")), "resources.json");
     fs.writeFileSync(file, "[]");
-    const r = runTool(ROOT, "policy", ["--resources", file, "--stack", "prdo"]);
+    const r = runTool(dir, "policy", ["--resources", file, "--stack", "prdo"]);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /^error: no policy levels file .*policies\/config\/prdo\.json/);
     assert.match(r.stderr, /did you mean --stack prod\?/);
@@ -41,13 +47,13 @@ describe("policy levels files (policies/config/<stack>.json)", function () {
 
   it("npm run plan exits 2 for a new stack copied from prod without its levels file, and plans it once the file is copied", () => {
     // A prod-shaped stack with its levels file beside a copy of it without one.
-    const dir = tempProject({ prod: fixtureYaml("prod"), perf: fixtureYaml("prod") });
-    const missing = runTool(dir, "plan", ["--stack", "perf"]);
+    const copy = tempProject({ prod: fixtureYaml("prod"), perf: fixtureYaml("prod") });
+    const missing = runTool(copy, "plan", ["--stack", "perf"]);
     assert.equal(missing.status, 2, missing.stderr);
     assert.match(missing.stderr, /^error: stack perf: no policy levels file .*policies\/config\/perf\.json/);
     assert.match(missing.stderr, /cp policies\/config\/prod\.json policies\/config\/perf\.json/);
-    fs.copyFileSync(path.join(dir, "policies", "config", "prod.json"), path.join(dir, "policies", "config", "perf.json"));
-    const planned = runTool(dir, "plan", ["--stack", "perf"]);
+    fs.copyFileSync(path.join(copy, "policies", "config", "prod.json"), path.join(copy, "policies", "config", "perf.json"));
+    const planned = runTool(copy, "plan", ["--stack", "perf"]);
     assert.equal(planned.status, 0, planned.stderr);
     assert.match(planned.stdout, /no violations/);
   });

@@ -7,7 +7,7 @@ import { isWorldOpen } from "../../lib/cidr";
 import { metadataOf, podTemplateLabelsOf, propsOf, securityGroupIngressOf, type NetworkPolicyPeer, type Opening, type PropsOf } from "./props";
 import { resourceRule, stackRule, type Finding, type Rule } from "./rule";
 import { DAEMON_SET, DEPLOYMENT, NETWORK_POLICY, STATEFUL_SET } from "./types";
-import { namespaceOf, objectNameOf, selects, type LabelSelector } from "./util";
+import { isTritonPodLabels, namespaceOf, objectNameOf, selects, type LabelSelector } from "./util";
 
 const TRITON_PORT_RANGE = [TRITON_PORTS.http, TRITON_PORTS.metrics] as const; // 8000–8002
 const ALL_PROTOCOLS = new Set(["-1", "all"]);
@@ -18,11 +18,6 @@ function coversTritonPorts(o: Opening): boolean {
   const from = o.fromPort ?? 0;
   const to = o.toPort ?? 65535;
   return from <= TRITON_PORT_RANGE[1] && to >= TRITON_PORT_RANGE[0];
-}
-
-/** Ingress openings of an AWS security-group resource (kept under this name for its callers; see props.ts securityGroupIngressOf). */
-export function sgIngressOpenings(type: string, props: Record<string, any>): Opening[] {
-  return securityGroupIngressOf({ type, props });
 }
 
 /** Could this selector select some Triton pod? (Every Triton pod carries TRITON_ALL_PODS; other labels vary.) */
@@ -44,8 +39,7 @@ function isIngressPolicy(np: NetworkPolicy): boolean {
 function tritonWorkloads(resources: readonly PolicyResource[]): PolicyResource[] {
   return resources.filter((r) => {
     if (!WORKLOADS.includes(r.type)) return false;
-    const labels = podTemplateLabelsOf(r);
-    return Object.entries(TRITON_ALL_PODS).every(([key, v]) => labels[key] === v);
+    return isTritonPodLabels(podTemplateLabelsOf(r));
   });
 }
 
@@ -62,8 +56,7 @@ function tritonNamespaces(resources: readonly PolicyResource[]): Set<string> {
   const out = new Set<string>();
   for (const w of tritonWorkloads(resources)) out.add(namespaceOf(w));
   for (const { r, np } of networkPolicies(resources)) {
-    const ml = np.spec?.podSelector?.matchLabels ?? {};
-    if (Object.entries(TRITON_ALL_PODS).every(([key, v]) => ml[key] === v)) out.add(namespaceOf(r));
+    if (isTritonPodLabels(np.spec?.podSelector?.matchLabels)) out.add(namespaceOf(r));
   }
   return out;
 }

@@ -182,11 +182,6 @@ export const s3TlsOnly = stackRule({
   }),
 });
 
-/** IAM policy documents a resource carries (see props.ts iamDocumentsOf). */
-export function iamDocuments(type: string, props: Record<string, any>): { where: string; doc: PolicyDocument | undefined }[] {
-  return iamDocumentsOf({ type, props });
-}
-
 /** Statements that Allow an S3 action on Resource "*" (or every bucket, arn:aws:s3:::*). */
 export function wildcardS3Statements(doc: PolicyDocument | undefined): Statement[] {
   return statementsOf(doc).filter((s) => {
