@@ -119,3 +119,12 @@ export const NODE_GROUP_ZONES_TAG = "triton-platform:zones";
 // ---- Monitoring ↔ network needs (components/network.ts) ------------------------------
 /** The Prometheus pods as a peer of network needs: Triton and the gateway admit their metrics ports to them. */
 export const PROMETHEUS_PODS = { name: "prometheus", namespace: MONITORING_NAMESPACE, labels: PROMETHEUS_POD_LABELS } as const;
+
+// ---- Triton control APIs (components/triton restricts them, components/gateway strips the header) ----
+/**
+ * Request header (HTTP) / metadata key (gRPC) that Triton's restricted APIs demand
+ * (`--http-restricted-api=<apis>:<key>=<value>`, `--grpc-restricted-protocol=<protocols>:<key>=<value>`).
+ * The gateway removes it from every client request, so only callers inside the cluster that hold the
+ * Secret's value can reach the model-repository, logging, trace and shared-memory APIs.
+ */
+export const TRITON_ADMIN_HEADER = "triton-admin-key";
