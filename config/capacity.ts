@@ -7,7 +7,15 @@
 import { hpaBounds } from "../components/triton/schema";
 import { quantityValue } from "../lib/quantity";
 import { GPU_INSTANCE_TYPES, gpuInstanceType, nearestGpuInstanceType, type GpuInstanceType } from "../components/upstream/ec2-gpu-instances";
-import { amiAllocatable, KARPENTER_VM_MEMORY_OVERHEAD, kubeReservedCpuMillis, kubeReservedMemoryMiB, vpcCniMaxPods, EVICTION_HARD_MEMORY_MIB, type NodeResources } from "../components/upstream/eks-ami";
+import {
+  amiAllocatable,
+  KARPENTER_VM_MEMORY_OVERHEAD,
+  kubeReservedCpuMillis,
+  kubeReservedMemoryMiB,
+  vpcCniMaxPods,
+  EVICTION_HARD_MEMORY_MIB,
+  type NodeResources,
+} from "../components/upstream/eks-ami";
 import { gpuNodeDaemonSetRequests } from "../components/upstream/gpu-node-daemonsets";
 
 /** What the plan reads of a resolved stack configuration (the parsed sections satisfy it). */
@@ -185,9 +193,7 @@ export const gib = (mib: number) => `${Math.round((mib / 1024) * 100) / 100}Gi`;
 const carriers = (ng: NodeGroupCapacity, g: ServingGroupDemand) => (ng.gpuType === undefined || ng.gpuType === g.gpuType ? ng.instanceTypes : []);
 
 function demandText(groups: readonly ServingGroupDemand[], at: "min" | "max"): string {
-  return groups
-    .map((g) => `${g.name}: ${g.primary[at]} primary${g.canary ? ` + ${g.canary} canary` : ""} × ${g.perPod.gpus} GPU`)
-    .join("; ");
+  return groups.map((g) => `${g.name}: ${g.primary[at]} primary${g.canary ? ` + ${g.canary} canary` : ""} × ${g.perPod.gpus} GPU`).join("; ");
 }
 
 function supplyText(ng: NodeGroupCapacity, at: "min" | "max"): string {
@@ -217,7 +223,9 @@ function capacityWarnings(nodeGroups: readonly NodeGroupCapacity[], groups: read
     const fitting = types.filter((t) => fits(g, t.forPods));
     if (fitting.length > 0 && fitting.length < types.length) {
       const not = types.filter((t) => !fitting.includes(t)).map((t) => t.type);
-      out.push(`triton.groups[${g.index}] (${g.name}): its pods fit no node of ${not.join(", ")}; only ${fitting.map((t) => t.type).join(", ")} nodes can run them`);
+      out.push(
+        `triton.groups[${g.index}] (${g.name}): its pods fit no node of ${not.join(", ")}; only ${fitting.map((t) => t.type).join(", ")} nodes can run them`,
+      );
     }
     const tight = fitting.filter((t) => g.perPod.memoryMiB > t.forPodsMemoryEstimateMiB).map((t) => `${t.type}: ~${gib(t.forPodsMemoryEstimateMiB)}`);
     if (tight.length > 0) {

@@ -60,11 +60,7 @@ const CAPACITY_RULES: readonly CrossSectionRule[] = [
     "each must be an NVIDIA GPU instance type EKS offers (components/upstream/ec2-gpu-instances.ts)",
     (p) => p[0] === "gpu" && p[1] === "instanceTypes",
   ),
-  capacityRule(
-    "triton.groups[].gpu.count",
-    "must fit one node of gpu.instanceTypes (its GPUs)",
-    isGroupKey("gpu.count"),
-  ),
+  capacityRule("triton.groups[].gpu.count", "must fit one node of gpu.instanceTypes (its GPUs)", isGroupKey("gpu.count")),
   capacityRule(
     "triton.groups[].cpu",
     "must fit one GPU node's allocatable CPU (vCPUs − the EKS AMI's kube-reserved − the GPU nodes' DaemonSets), with gpu.count and memory on the same node",

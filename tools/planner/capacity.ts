@@ -12,9 +12,13 @@ const gib = (mib: number) => `${Math.round((mib / 1024) * 100) / 100}Gi`;
 /** The human-readable block (indented two spaces, as the rest of a stack's report). */
 export function formatCapacity(c: CapacityPlan): string[] {
   const { needed, available } = c.gpus;
-  const lines = [`  capacity: GPUs needed ${needed.min} at minimum, ${needed.max} at maximum; available ${available.min} at minimum, ${available.max} at maximum`];
+  const lines = [
+    `  capacity: GPUs needed ${needed.min} at minimum, ${needed.max} at maximum; available ${available.min} at minimum, ${available.max} at maximum`,
+  ];
   for (const ng of c.nodeGroups) {
-    lines.push(`    node group ${ng.name}: ${ng.nodes.min}..${ng.nodes.max} nodes × ${ng.gpusPerNode.min === ng.gpusPerNode.max ? ng.gpusPerNode.min : `${ng.gpusPerNode.min}-${ng.gpusPerNode.max}`} GPU`);
+    lines.push(
+      `    node group ${ng.name}: ${ng.nodes.min}..${ng.nodes.max} nodes × ${ng.gpusPerNode.min === ng.gpusPerNode.max ? ng.gpusPerNode.min : `${ng.gpusPerNode.min}-${ng.gpusPerNode.max}`} GPU`,
+    );
     for (const t of ng.instanceTypes) {
       lines.push(
         `      ${t.type}: ${t.gpus} × ${t.gpuLabel} (${gib(t.gpuMemoryMiB)}), ${t.vcpu} vCPU, ${gib(t.memoryMiB)}; for pods ${cores(t.forPods.cpuMillis)} CPU, ` +
