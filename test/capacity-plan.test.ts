@@ -55,7 +55,7 @@ describe("capacity plan: rejections name the key and the numbers", () => {
       q.map((m) => m.split(" ")[0]),
       ["triton-platform:gpu.instanceTypes[1]"],
     );
-    // A type of a known family that exists only in another family (p5.24xlarge) is refused too.
+    // A size its family does not come in (p5 has 4xlarge and 48xlarge) is refused too.
     assert.match(problems("prod", (s) => (s.gpu.instanceTypes = ["p5.24xlarge"])).join("\n"), /gpu\.instanceTypes\[0\] must be an NVIDIA GPU instance type/);
   });
 
