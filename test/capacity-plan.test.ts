@@ -108,6 +108,14 @@ describe("capacity plan: rejections name the key and the numbers", () => {
     );
   });
 
+  it("a group's gpu.type that no instance type of the node group carries: one problem, on that key", () => {
+    const p = problems("prod", (s) => (vision(s).gpu.type = "nvidia-a10g"));
+    assert.equal(p.length, 1, p.join("\n"));
+    assert.match(p[0], /^triton-platform:triton\.groups\[0\]\.gpu\.type must be the GPU node group's gpu-type \(nvidia-l4\).*, got "nvidia-a10g"$/);
+    // The capacity rules leave such a group to that rule (no second problem about its GPUs).
+    assert.deepEqual(capacityProblemsOf(p), []);
+  });
+
   it("several problems are reported together", () => {
     const p = capacityProblemsOf(
       problems("prod", (s) => {
