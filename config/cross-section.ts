@@ -11,6 +11,7 @@ import { canaryImageRef, imageRef } from "../components/triton/schema";
 import { zonesNotOfRegion } from "../components/cluster/schema";
 import { AWS_REGIONS, isAwsRegion, regionOfZone } from "../components/upstream/aws-regions";
 import type { sectionsSchema } from "./schema";
+import { capacityProblems, type CapacityProblem } from "./capacity";
 
 /** The configuration as the cross-section rules see it: every section parsed and defaulted. */
 export type ParsedSections = v.InferOutput<typeof sectionsSchema>;
@@ -35,6 +36,47 @@ export function tritonImageRefs(triton: ParsedSections["triton"]): ImageRefs {
     ];
   });
 }
+
+// The capacity rules (config/capacity.ts) share one plan per configuration: each rule below
+// reports the problems under its key, and the plan is computed once for all of them.
+const capacityOf = new WeakMap<object, CapacityProblem[]>();
+function capacityRule(key: string, doc: string, at: (path: readonly (string | number)[]) => boolean): CrossSectionRule {
+  return {
+    key,
+    doc,
+    check: (cfg, ctx) => {
+      let problems = capacityOf.get(cfg);
+      if (!problems) capacityOf.set(cfg, (problems = capacityProblems(cfg)));
+      for (const p of problems) if (at(p.path)) ctx.addIssue({ path: [...p.path], message: p.message });
+    },
+  };
+}
+const isGroupKey = (k: string) => (p: readonly (string | number)[]) => p[0] === "triton" && p.slice(3).join(".") === k;
+
+/** The capacity plan's rejections, one rule per key they report on. */
+const CAPACITY_RULES: readonly CrossSectionRule[] = [
+  capacityRule(
+    "gpu.instanceTypes",
+    "each must be an NVIDIA GPU instance type EKS offers (components/upstream/ec2-gpu-instances.ts)",
+    (p) => p[0] === "gpu" && p[1] === "instanceTypes",
+  ),
+  capacityRule("triton.groups[].gpu.count", "must fit one node of gpu.instanceTypes (its GPUs)", isGroupKey("gpu.count")),
+  capacityRule(
+    "triton.groups[].cpu",
+    "must fit one GPU node's allocatable CPU (vCPUs − the EKS AMI's kube-reserved − the GPU nodes' DaemonSets), with gpu.count and memory on the same node",
+    isGroupKey("cpu"),
+  ),
+  capacityRule(
+    "triton.groups[].memory",
+    "must fit one GPU node's allocatable memory (memory − the EKS AMI's kube-reserved and eviction threshold − the GPU nodes' DaemonSets)",
+    isGroupKey("memory"),
+  ),
+  capacityRule(
+    "gpu.scaling.max",
+    "nodes × GPUs per node must hold every serving group's minimum (hpa.min plus canary replicas, × gpu.count)",
+    (p) => p.join(".") === "gpu.scaling.max",
+  ),
+];
 
 export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
   {
@@ -124,6 +166,7 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
       }
     },
   },
+  ...CAPACITY_RULES,
 ];
 
 /**

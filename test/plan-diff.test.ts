@@ -127,6 +127,8 @@ describe("plan diff against a base revision", function () {
       "",
     ];
     edit(`Pulumi.${STACK}.yaml`, /( {4}groups:\n)/, `$1${added.join("\n")}`);
+    // A GPU node for its pod: the capacity plan refuses a second one-GPU group on a one-node group.
+    edit(`Pulumi.${STACK}.yaml`, /(scaling:\n +min: 1\n +desired: 1\n +)max: 1/, "$1max: 2");
     const c = await changes();
     const creates = c.resources.filter((r) => r.op === "create");
     assert.ok(

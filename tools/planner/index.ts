@@ -77,7 +77,7 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
     writeManifests(path.join(outDir, "manifests"), manifests);
   }
   return {
-    report: stackReport(stack.stack, run.resources, violations, outDir),
+    report: stackReport(stack.stack, run.resources, violations, outDir, project.capacity?.(stack)),
     resources: run.resources,
     outputs: run.outputs,
     manifests,

@@ -8,6 +8,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Rule } from "../../policies/rules/rule";
 import { INVOKES, computedOutputs, fakeId, type Invoke } from "./fakes";
+import type { CapacityPlan } from "./capacity";
+import type { StackConfig } from "./stackfile";
 
 /** What the planner fakes for a project's program: invoke answers and provider-computed outputs. */
 export interface Fakes {
@@ -33,6 +35,8 @@ export interface Project {
   fakes: Fakes;
   /** The policy pack's rules (loaded on first use: see check.ts). */
   rules(): readonly Rule[];
+  /** The stack's capacity plan (GPUs needed and available), from its config; called after the program ran. */
+  capacity?(stack: StackConfig): CapacityPlan;
 }
 
 /** The project at `root`, laid out as this repository is (the repository itself, a base-revision worktree, a temp copy). */
@@ -50,6 +54,15 @@ export function projectAt(root: string): Project {
     // (contracts, upstream tables), which are then compiled once, not twice.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     rules: () => (require("../../policies/rules") as typeof import("../../policies/rules")).rules,
+    // The project's own config modules at `root` (still loaded from the program's run): the
+    // resolved config and its capacity plan (config/capacity.ts), pure functions of the stack file.
+    capacity: (stack) => {
+      /* eslint-disable @typescript-eslint/no-require-imports -- the project's modules, by path, as the program is loaded */
+      const { loadConfig } = require(path.join(root, "config")) as typeof import("../../config");
+      const { capacityPlan } = require(path.join(root, "config", "capacity")) as typeof import("../../config/capacity");
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      return capacityPlan(loadConfig(stack.config, stack.stack, stack.secretKeys));
+    },
   };
 }
 

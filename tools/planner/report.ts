@@ -1,6 +1,7 @@
 // What the planner prints: resource counts by type, then each violation.
 import type { RecordedResource } from "./record";
 import type { Violation } from "./policy";
+import { formatCapacity, type CapacityPlan } from "./capacity";
 
 export interface StackReport {
   stack: string;
@@ -10,6 +11,10 @@ export interface StackReport {
   violations: Violation[];
   mandatory: number;
   advisory: number;
+  /** The stack's capacity plan (GPUs needed and available), when the project computes one. */
+  capacity?: CapacityPlan;
+  /** What may go wrong although the plan is accepted (the capacity plan's warnings); never changes the exit code. */
+  warnings: string[];
 }
 
 export function countByType(resources: RecordedResource[]): Record<string, number> {
@@ -18,7 +23,7 @@ export function countByType(resources: RecordedResource[]): Record<string, numbe
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export function stackReport(stack: string, resources: RecordedResource[], violations: Violation[], outDir?: string): StackReport {
+export function stackReport(stack: string, resources: RecordedResource[], violations: Violation[], outDir?: string, capacity?: CapacityPlan): StackReport {
   return {
     stack,
     outDir,
@@ -27,6 +32,8 @@ export function stackReport(stack: string, resources: RecordedResource[], violat
     violations,
     mandatory: violations.filter((v) => v.level === "mandatory").length,
     advisory: violations.filter((v) => v.level === "advisory").length,
+    ...(capacity ? { capacity } : {}),
+    warnings: [...(capacity?.warnings ?? [])],
   };
 }
 
@@ -39,6 +46,7 @@ function showValue(v: unknown): string {
 export function formatText(r: StackReport): string {
   const lines = [`stack ${r.stack}: ${r.resources} resources${r.outDir ? ` → ${r.outDir}` : ""}`];
   for (const [type, n] of Object.entries(r.countsByType)) lines.push(`  ${String(n).padStart(4)}  ${type}`);
+  if (r.capacity) lines.push(...formatCapacity(r.capacity));
   if (r.violations.length === 0) lines.push("  policies: no violations");
   else lines.push(`  policies: ${r.mandatory} mandatory, ${r.advisory} advisory violation(s)`);
   for (const v of r.violations) {
