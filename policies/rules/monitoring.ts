@@ -466,8 +466,8 @@ export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
         path: "values.alertmanager.config",
         value: reached,
         message:
-          `Helm release ${r.name} (environment ${env}): ${probe.what} ${JSON.stringify(probe.labels)} is routed to ${JSON.stringify(reached)}, ` +
-          `which notifies nobody; set ${probe.keys}`,
+          `Helm release ${r.name} (environment ${env}): values.alertmanager.config routes ${probe.what} ${JSON.stringify(probe.labels)} to ` +
+          `${JSON.stringify(reached)}, which notifies nobody; set ${probe.keys}`,
       });
     }
     return out;
