@@ -5,8 +5,11 @@ import { awsRegion, stackConfigSchema, type StackConfig } from "./schema";
 import { checkSettings } from "../lib/schema";
 import { keyPath, problemLine, SettingsError, show, type SettingProblem } from "../lib/errors";
 import { REGION_RULES } from "./cross-section";
+import { alertingSecretsSet } from "../components/monitoring/alerting-schema";
 
 export const PROJECT = "triton-platform";
+/** The one key that may hold secrets (monitoring.alerting's receiver keys). */
+const MONITORING_KEY = `${PROJECT}:monitoring`;
 export type { StackConfig } from "./schema";
 
 /** Stack configuration errors are SettingsErrors (one error type for every bad setting). */
@@ -34,12 +37,13 @@ function parseRaw(value: string): unknown {
  * Validate a stack's raw configuration (the map Pulumi gives the program: `ns:key` → string).
  * Throws ConfigError listing every problem.
  */
-export function loadConfig(raw: Record<string, string>, stack: string, secretKeys: string[] = []): StackConfig {
+export function loadConfig(raw: Record<string, string>, stack: string, secretKeys?: string[]): StackConfig {
   const problems: SettingProblem[] = [];
-  // No setting of this program keeps its value secret (passwords are generated, never
-  // configured), so a `secure:` value would be written in plaintext into tags or manifests.
-  for (const key of secretKeys) {
-    if (key.startsWith(PROJECT + ":"))
+  // Only the Alertmanager receivers' keys are kept secret (components/monitoring/alerting-schema.ts,
+  // they land in a Kubernetes Secret only); any other `secure:` value would be written in
+  // plaintext into tags or manifests. Pulumi marks the whole structured key secret.
+  for (const key of secretKeys ?? []) {
+    if (key.startsWith(PROJECT + ":") && key !== MONITORING_KEY)
       problems.push({ key, rule: "must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext" });
   }
   // No prototype: a key `triton-platform:__proto__` stays a key (and is reported as unknown).
@@ -47,6 +51,15 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
   for (const [fullKey, value] of Object.entries(raw)) {
     if (!fullKey.startsWith(PROJECT + ":")) continue;
     input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
+  }
+  // The receivers' keys in clear would be committed with the stack file. Checked when the
+  // caller knows the secret keys (a program run always does); the value is never shown.
+  if (secretKeys !== undefined && !secretKeys.includes(MONITORING_KEY)) {
+    for (const k of alertingSecretsSet(input.monitoring))
+      problems.push({
+        key: `${MONITORING_KEY}.${k}`,
+        rule: `must be a secure: value (pulumi config set --secret --path 'monitoring.${k}' <value>), not clear text`,
+      });
   }
   const region = raw["aws:region"];
   const regionCheck = checkSettings(awsRegion, region);

@@ -5,7 +5,7 @@ import { fixtureConfig } from "./support/stacks";
 
 const base = (): Record<string, string> => ({ ...fixtureConfig("prod") });
 
-function problems(raw: Record<string, string>, secretKeys: string[] = []): string[] {
+function problems(raw: Record<string, string>, secretKeys?: string[]): string[] {
   try {
     loadConfig(raw, "test", secretKeys);
   } catch (e) {
@@ -136,7 +136,7 @@ describe("stack configuration", () => {
   });
 
   it("refuses secrets for keys that would be written in plaintext", () => {
-    const p = problems(base(), ["triton-platform:tags"]);
+    const p = problems(base(), ["triton-platform:tags", "triton-platform:monitoring"]);
     assert.deepEqual(p, ["triton-platform:tags must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext"]);
   });
 

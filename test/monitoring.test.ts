@@ -51,7 +51,7 @@ describe("monitoring component", () => {
       const p = await plan("prod");
       const grafana = release(p.resources, "kube-prometheus-stack").props.values.grafana;
       assert.equal(grafana.adminPassword, undefined);
-      const secret = one(p.resources, "kubernetes:core/v1:Secret");
+      const secret = one(p.resources, "kubernetes:core/v1:Secret", "monitoring-grafana-admin");
       assert.equal(secret.props.metadata.name, GRAFANA_ADMIN_SECRET_NAME);
       assert.equal(secret.props.metadata.namespace, MONITORING_NAMESPACE);
       assert.deepEqual(grafana.admin, { existingSecret: secret.props.metadata.name, userKey: "admin-user", passwordKey: "admin-password" });

@@ -217,6 +217,14 @@ export const MUTATIONS: Mutation[] = [
     mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.alertmanager.enabled = false),
   },
   {
+    rule: "monitoring-critical-alerts-notify",
+    breaks: "drops every notifier of the critical receiver, so critical alerts reach nobody",
+    mutate: (rs) => {
+      const config = first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.alertmanager.config;
+      config.receivers = config.receivers.map((r: { name: string }) => (r.name === "critical" ? { name: "critical" } : r));
+    },
+  },
+  {
     rule: "monitoring-chart-version-pinned",
     breaks: "lets prometheus-adapter float on a version range",
     mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "prometheus-adapter").props.version = "^5.0.0"),

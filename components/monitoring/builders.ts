@@ -20,6 +20,7 @@ import { additionalScrapeConfigs } from "./scrape";
 import { alertRuleFile } from "./rules";
 import { queueAdapterRule } from "./adapter";
 import { dashboards } from "./dashboards";
+import { withAlertmanagerRouting } from "./alertmanager";
 
 export const GRAFANA_ADMIN_SECRET_NAME = "grafana-admin";
 export const GRAFANA_ADMIN_USER = "admin";
@@ -58,7 +59,7 @@ export function grafanaAdminSecret(r: ResolvedMonitoring, password: pulumi.Input
 
 /** The kube-prometheus-stack Helm release arguments (values included). */
 export function kubePrometheusStackRelease(r: ResolvedMonitoring) {
-  return helmRelease({
+  const release = helmRelease({
     chart: KUBE_PROMETHEUS_STACK_CHART,
     name: KPS_RELEASE_NAME,
     version: r.kubePrometheusStackVersion,
@@ -79,6 +80,8 @@ export function kubePrometheusStackRelease(r: ResolvedMonitoring) {
       grafanaAdminSecretName: GRAFANA_ADMIN_SECRET_NAME,
     }),
   });
+  // Alertmanager routing and receivers (alertmanager.ts): merged into the values' alertmanager section.
+  return withAlertmanagerRouting(release, r.alerting);
 }
 
 /** The prometheus-adapter Helm release arguments. */

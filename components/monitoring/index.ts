@@ -7,7 +7,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as random from "@pulumi/random";
 import { MONITORING_NAMESPACE } from "../contracts";
 import { KPS_PROMETHEUS_SERVICE } from "../upstream/kube-prometheus-stack";
-import { resolveMonitoringArgs, type MonitoringArgs } from "./schema";
+import { resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
+import { alertmanagerReceiversSecret, alertmanagerSecretData, needsAlertmanagerSecret } from "./alertmanager";
 import {
   alertsPrometheusRule,
   dashboardConfigMaps,
@@ -25,6 +26,15 @@ export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additiona
 export { alertRuleFile } from "./rules";
 export { queueMetricsQuery, adapterRateWindow } from "./adapter";
 export { dashboards, dashboardExpressions } from "./dashboards";
+export * from "./alertmanager";
+export * from "./alerting-schema";
+
+/** The receivers Secret (none when Alertmanager is off or no receiver has a secret), its values marked secret. */
+function alertmanagerReceiversSecretResource(name: string, r: ResolvedMonitoring, opts: pulumi.CustomResourceOptions): k8s.core.v1.Secret[] {
+  if (!needsAlertmanagerSecret(r.alerting)) return [];
+  const data = Object.fromEntries(Object.entries(alertmanagerSecretData(r.alerting)).map(([k, v]) => [k, pulumi.secret(v)]));
+  return [new k8s.core.v1.Secret(`${name}-alertmanager-receivers`, alertmanagerReceiversSecret(r.labels, data), opts)];
+}
 
 export class Monitoring extends pulumi.ComponentResource {
   readonly namespace: pulumi.Output<string>;
@@ -43,9 +53,12 @@ export class Monitoring extends pulumi.ComponentResource {
     const password = new random.RandomPassword(`${name}-grafana-admin`, { length: 32, special: false }, { parent: this });
     const adminSecret = new k8s.core.v1.Secret(`${name}-grafana-admin`, grafanaAdminSecret(r, password.result), { parent: this, dependsOn: [ns] });
 
+    // Alertmanager's receiver keys: a Secret of their own (alertmanager.ts), never in the Helm values.
+    const receivers = alertmanagerReceiversSecretResource(name, r, { parent: this, dependsOn: [ns] });
+
     this.kubePrometheusStack = new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, kubePrometheusStackRelease(r), {
       parent: this,
-      dependsOn: [ns, adminSecret],
+      dependsOn: [ns, adminSecret, ...receivers],
     });
 
     // ServiceMonitor and PrometheusRule are CRDs the release installs: without dependsOn the

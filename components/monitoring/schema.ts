@@ -6,6 +6,7 @@ import * as v from "valibot";
 import type { ServingGroupRef } from "../contracts";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../upstream/prometheus-adapter";
+import { alertingSettings } from "./alerting-schema";
 import { bool, doc, integer, list, number, parseSettings, pattern, pinnedVersion, quantity, section, str } from "../../lib/schema";
 
 /** Alert thresholds, in the units each key states (ms, ratios, °C, %, MiB/h). */
@@ -76,14 +77,9 @@ const monitoringEntries = {
     "Prometheus CPU/memory requests; the memory limit equals the request (an over-committed node would OOM-kill Prometheus mid-compaction).",
   ),
   alerting: doc(
-    v.optional(
-      section({
-        enabled: doc(v.optional(bool(), true), "Run Alertmanager. Staging and prod keep it on (policy monitoring-alerting-in-prod)."),
-        replicas: doc(v.optional(integer({ min: 1, max: 5 }), 1), "Alertmanager replicas, 1–5 (they gossip; 3 survive a node loss without double-paging)."),
-      }),
-      {},
-    ),
-    "Alertmanager: on/off and replicas; prod must keep it on (policy monitoring-alerting-in-prod).",
+    v.optional(alertingSettings, {}),
+    "Alertmanager: on/off, replicas, and the receivers alerts notify (PagerDuty, Slack, webhook, a Watchdog heartbeat); " +
+      "prod must keep it on (policy monitoring-alerting-in-prod) and page someone on critical alerts (policy monitoring-critical-alerts-notify).",
   ),
   adapterReplicas: doc(v.optional(integer({ min: 1, max: 3 }), 1), "prometheus-adapter replicas, 1–3 (the HPAs stop scaling while it is down)."),
   // An absent thresholds section parses as {}: the defaults above, stated once.

@@ -327,10 +327,158 @@ export const crdObjectsDependOnRelease = stackRule<{ crdCharts: Record<string, s
   },
 });
 
+// ---- Alertmanager routing: does a critical alert (and the Watchdog) reach someone? ----
+
+/** An Alertmanager route as the chart's values hold it (the fields routing reads). */
+export interface AlertmanagerRoute {
+  receiver?: string;
+  matchers?: string[];
+  match?: Record<string, string>;
+  match_re?: Record<string, string>;
+  continue?: boolean;
+  routes?: AlertmanagerRoute[];
+}
+
+/**
+ * The chart's own alertmanager.config route and receivers (kube-prometheus-stack values.yaml
+ * 88.1.5): what Helm merges the stack's config onto. Without a config of the stack's, every
+ * alert, the Watchdog included, reaches `null`.
+ */
+export const KPS_DEFAULT_ALERTMANAGER_ROUTE: AlertmanagerRoute = { receiver: "null", routes: [{ receiver: "null", matchers: ['alertname = "Watchdog"'] }] };
+export const KPS_DEFAULT_ALERTMANAGER_RECEIVERS = [{ name: "null" }];
+
+/** Notifier lists that deliver somewhere (an Alertmanager receiver with none of them notifies nobody). */
+const NOTIFIER_LISTS = [
+  "pagerduty_configs",
+  "slack_configs",
+  "webhook_configs",
+  "opsgenie_configs",
+  "email_configs",
+  "sns_configs",
+  "victorops_configs",
+  "pushover_configs",
+  "wechat_configs",
+  "telegram_configs",
+  "discord_configs",
+  "webex_configs",
+  "msteams_configs",
+  "msteamsv2_configs",
+  "jira_configs",
+  "rocketchat_configs",
+  "incidentio_configs",
+  "mattermost_configs",
+];
+
+/** One Alertmanager matcher string (`name = "value"`, =~, !=, !~; value quoted or bare) against labels; undefined when unparsable. */
+function matcherMatches(m: string, labels: Readonly<Record<string, string>>): boolean | undefined {
+  const parsed = /^\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*(.*?)\s*$/.exec(m);
+  if (!parsed) return undefined;
+  const [, name, op, raw] = parsed;
+  let value = raw;
+  if (raw.startsWith('"')) {
+    try {
+      value = JSON.parse(raw) as string;
+    } catch {
+      return undefined;
+    }
+  }
+  const actual = labels[name] ?? "";
+  if (op === "=" || op === "!=") return (actual === value) === (op === "=");
+  try {
+    return new RegExp(`^(?:${value})$`).test(actual) === (op === "=~"); // Alertmanager anchors the regex
+  } catch {
+    return undefined;
+  }
+}
+
+function routeMatches(r: AlertmanagerRoute, labels: Readonly<Record<string, string>>): boolean {
+  const eq = Object.entries(r.match ?? {}).every(([k, v]) => (labels[k] ?? "") === v);
+  const re = Object.entries(r.match_re ?? {}).every(([k, v]) => matcherMatches(`${k} =~ ${JSON.stringify(v)}`, labels) === true);
+  return eq && re && (r.matchers ?? []).every((m) => matcherMatches(m, labels) === true);
+}
+
+/** The receivers an alert with `labels` is delivered to (Alertmanager's tree walk: first match, `continue`, inherited receiver). */
+export function routeAlert(route: AlertmanagerRoute, labels: Readonly<Record<string, string>>, inherited = "null"): string[] {
+  const receiver = route.receiver ?? inherited;
+  const out: string[] = [];
+  for (const child of route.routes ?? []) {
+    if (!routeMatches(child, labels)) continue;
+    out.push(...routeAlert(child, labels, receiver));
+    if (child.continue !== true) break;
+  }
+  return out.length > 0 ? out : [receiver];
+}
+
+/** Does a receiver of this name notify anyone (at least one non-empty notifier list)? */
+function notifies(receivers: readonly Record<string, unknown>[], name: string): boolean {
+  const r = receivers.find((x) => x.name === name);
+  return r !== undefined && NOTIFIER_LISTS.some((k) => Array.isArray(r[k]) && (r[k] as unknown[]).length > 0);
+}
+
+/** The probes: alert labels that must reach a notifying receiver, and the stack keys that give them one. */
+const NOTIFY_PROBES = [
+  {
+    what: "a critical alert",
+    labels: { alertname: "TritonTargetDown", severity: "critical", namespace: "triton", serving_group: "any" },
+    keys: "triton-platform:monitoring.alerting.pagerduty.routingKey (or .webhook / .slack, among those listed in triton-platform:monitoring.alerting.critical)",
+  },
+  {
+    what: "the Watchdog (dead-man's switch)",
+    labels: { alertname: "Watchdog", severity: "none" },
+    keys: "triton-platform:monitoring.alerting.heartbeat.url",
+  },
+] as const;
+
+export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
+  name: "monitoring-critical-alerts-notify",
+  domain: "monitoring",
+  description:
+    "In the listed environments, Alertmanager's routing (kube-prometheus-stack values.alertmanager.config, merged onto the chart's default) " +
+    "delivers a critical alert and the Watchdog to receivers that notify someone (a pagerduty/slack/webhook/... config), not to `null`.",
+  prevents:
+    "Alertmanager running with nobody on the other end: the chart's default sends every alert to its `null` receiver, so a failing " +
+    "model or a dead Prometheus pages no one.",
+  remediationSteps:
+    "Set a critical receiver (triton-platform:monitoring.alerting.pagerduty.routingKey, or webhook/slack listed in monitoring.alerting.critical) " +
+    "and a heartbeat (triton-platform:monitoring.alerting.heartbeat.url), secrets with `pulumi config set --secret --path`.",
+  configSchema: {
+    properties: {
+      environments: { ...environmentsSchema("").environments, default: ["staging", "prod"], description: "Environments whose critical alerts must notify." },
+    },
+  },
+  check: (r, { environments }) => {
+    const release = kubePrometheusStackOf(r);
+    if (!release) return NONE;
+    const env = release.values?.commonLabels?.[ENVIRONMENT_LABEL];
+    if (env === undefined || !environments.includes(env)) return NONE;
+    const am = release.values?.alertmanager ?? {};
+    // Alertmanager off is monitoring-alerting-in-prod's finding.
+    if (am.enabled === false) return NONE;
+    const config = am.config ?? {};
+    // Helm merges mappings key by key; lists (routes, receivers) replace the chart's.
+    const route: AlertmanagerRoute = { ...KPS_DEFAULT_ALERTMANAGER_ROUTE, ...(config.route ?? {}) };
+    const receivers: Record<string, unknown>[] = config.receivers ?? KPS_DEFAULT_ALERTMANAGER_RECEIVERS;
+    const out: Finding[] = [];
+    for (const probe of NOTIFY_PROBES) {
+      const reached = routeAlert(route, probe.labels);
+      if (reached.some((name) => notifies(receivers, name))) continue;
+      out.push({
+        path: "values.alertmanager.config",
+        value: reached,
+        message:
+          `Helm release ${r.name} (environment ${env}): values.alertmanager.config routes ${probe.what} ${JSON.stringify(probe.labels)} to ` +
+          `${JSON.stringify(reached)}, which notifies nobody; set ${probe.keys}`,
+      });
+    }
+    return out;
+  },
+});
+
 export const monitoringRules: Rule[] = [
   monitoringGrafanaAdminSecret,
   monitoringAlertingInProd,
   monitoringChartVersionPinned,
   tritonMetricsScraped,
   crdObjectsDependOnRelease,
+  monitoringCriticalAlertsNotify,
 ];

@@ -199,6 +199,18 @@ const VALUES: Record<Shape, StackValues> = {
       alerting: {
         enabled: true,
         replicas: 1,
+        // Receivers: secure: values the planner replaces by its placeholder (stackfile.ts).
+        slack: {
+          apiUrl: { secure: "v1:fixture-staging-slack-url" },
+          channel: "#ml-staging-alerts",
+        },
+        webhook: {
+          url: "https://alerts.example.com/triton/staging",
+          bearerToken: { secure: "v1:fixture-staging-webhook-token" },
+        },
+        heartbeat: {
+          url: "https://heartbeat.example.com/ping/ml-staging",
+        },
       },
       thresholds: {
         queueTimeBudgetMs: 100,
@@ -303,6 +315,17 @@ const VALUES: Record<Shape, StackValues> = {
       alerting: {
         enabled: true,
         replicas: 3,
+        pagerduty: {
+          routingKey: { secure: "v1:fixture-prod-pagerduty-key" },
+        },
+        slack: {
+          apiUrl: { secure: "v1:fixture-prod-slack-url" },
+          channel: "#ml-prod-alerts",
+        },
+        heartbeat: {
+          url: "https://heartbeat.example.com/ping/ml-prod",
+          bearerToken: { secure: "v1:fixture-prod-heartbeat-token" },
+        },
       },
       adapterReplicas: 2,
       thresholds: {
