@@ -14,6 +14,7 @@ import {
   grafanaAdminSecret,
   kubePrometheusStackRelease,
   monitoringNamespace,
+  nodeExporterNamespace,
   PROMETHEUS_SERVICE_URL,
   prometheusAdapterRelease,
 } from "./builders";
@@ -22,8 +23,8 @@ import { tritonServiceMonitor } from "./scrape";
 export * from "./schema";
 export * from "./builders";
 export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additionalScrapeConfigs, TRITON_JOB } from "./scrape";
-export { alertRuleFile } from "./rules";
-export { queueMetricsQuery, adapterRateWindow } from "./adapter";
+export { alertRuleFile, targetDownFor, type AlertInputs } from "./rules";
+export { queueMetricsQuery, pendingMetricsQuery, adapterRateWindow } from "./adapter";
 export { dashboards, dashboardExpressions } from "./dashboards";
 
 export class Monitoring extends pulumi.ComponentResource {
@@ -38,6 +39,7 @@ export class Monitoring extends pulumi.ComponentResource {
     const r = resolveMonitoringArgs(args, name);
 
     const ns = new k8s.core.v1.Namespace(`${name}-ns`, monitoringNamespace(r), { parent: this });
+    const nodeExporterNs = new k8s.core.v1.Namespace(`${name}-node-exporter-ns`, nodeExporterNamespace(r), { parent: this });
 
     // Generated, stored only as a secret in state: no literal password in code or stack files.
     const password = new random.RandomPassword(`${name}-grafana-admin`, { length: 32, special: false }, { parent: this });
@@ -45,7 +47,7 @@ export class Monitoring extends pulumi.ComponentResource {
 
     this.kubePrometheusStack = new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, kubePrometheusStackRelease(r), {
       parent: this,
-      dependsOn: [ns, adminSecret],
+      dependsOn: [ns, nodeExporterNs, adminSecret],
     });
 
     // ServiceMonitor and PrometheusRule are CRDs the release installs: without dependsOn the
