@@ -105,8 +105,16 @@ const monitoring = new Monitoring(
   {
     labels,
     servingNamespace: config.triton.namespace,
-    servingGroups,
+    // Each group's start-up budget and listed models, as the serving groups resolved them.
+    servingGroups: tritonServers.map((t, i) => ({
+      ...servingGroups[i],
+      modelLoadBudgetSeconds: t.resolved.modelLoadBudgetSeconds,
+      tracks: t.resolved.tracks.map((x) => ({ track: x.track, models: x.models })),
+    })),
     storageClassName: storage.storageClassName,
+    gpuOperatorVersion: config.gpu.operator.version,
+    gpuOperatorNamespace: config.gpu.operator.namespace,
+    zoneCount: config.cluster.zones.length,
     ...config.monitoring,
   },
   // The claims name the class: it exists before the volumes are provisioned.

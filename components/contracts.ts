@@ -128,3 +128,23 @@ export const PROMETHEUS_PODS = { name: "prometheus", namespace: MONITORING_NAMES
  * Secret's value can reach the model-repository, logging, trace and shared-memory APIs.
  */
 export const TRITON_ADMIN_HEADER = "triton-admin-key";
+
+// ---- Monitoring ↔ Triton serving groups (alerts that know each group's start-up) ----------
+/**
+ * What the alerts need of a serving group beyond routing: how long its start-up load may take
+ * (Triton opens its metrics port only after the start-up models are loaded, so a target is down
+ * for that long on every start) and the models each track lists (Triton exports per-model
+ * series only for loaded models, so a listed model without them is not loaded).
+ */
+export interface ServingGroupAlertRef extends ServingGroupRef {
+  readonly modelLoadBudgetSeconds: number;
+  readonly tracks: readonly { readonly track: Track; readonly models: readonly string[] }[];
+}
+/**
+ * Second per-pod custom metric of the HPAs (prometheus-adapter): requests a pod holds that have
+ * not completed (nv_inference_pending_request_count). It grows on a wedged pod, whose queue-time
+ * metric reads 0 because that only grows when a request succeeds.
+ */
+export const HPA_PENDING_METRIC = "triton_pending_requests";
+/** node-exporter's own namespace (Pod Security privileged), apart from MONITORING_NAMESPACE (baseline). */
+export const NODE_EXPORTER_NAMESPACE = "monitoring-node-exporter";

@@ -9,6 +9,7 @@ import { checkTritonImages } from "../components/gpu/compatibility";
 import { isGpuAmiType } from "../components/upstream/eks";
 import { canaryImageRef, imageRef } from "../components/triton/schema";
 import { zonesNotOfRegion } from "../components/cluster/schema";
+import { DCGM_EXPORTER_BY_OPERATOR, dcgmLabels } from "../components/upstream/dcgm";
 import { AWS_REGIONS, isAwsRegion, regionOfZone } from "../components/upstream/aws-regions";
 import type { sectionsSchema } from "./schema";
 import { capacityProblems, type CapacityProblem } from "./capacity";
@@ -167,6 +168,34 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
     },
   },
   ...CAPACITY_RULES,
+  {
+    key: "gpu.operator.version",
+    doc: "must be a version whose dcgm-exporter labels components/upstream/dcgm.ts knows (the GPU dashboard and alerts select on them)",
+    check: (cfg, ctx) => {
+      if (dcgmLabels(cfg.gpu.operator.version) === undefined) {
+        ctx.addIssue({
+          path: ["gpu", "operator", "version"],
+          message:
+            `must be one of ${Object.keys(DCGM_EXPORTER_BY_OPERATOR).join(", ")} (the dcgm-exporter label names of another release are not known: ` +
+            "add its row to DCGM_EXPORTER_BY_OPERATOR in components/upstream/dcgm.ts from that chart's values.yaml)",
+        });
+      }
+    },
+  },
+  {
+    key: "monitoring.prometheusReplicas",
+    doc: "must be at most the number of cluster.zones when above 1 (HA replicas run one per zone); likewise monitoring.alerting.replicas",
+    check: (cfg, ctx) => {
+      // A zone list that is itself wrong is reported on cluster.zones; counting it would only add noise.
+      if (cfg.cluster.zones.length === 0 || cfg.cluster.zones.some((z) => regionOfZone(z) === undefined)) return;
+      const zones = cfg.cluster.zones.length;
+      const m = cfg.monitoring;
+      const why = `must be at most the number of cluster.zones (${zones}): HA replicas run one per zone`;
+      if (m.prometheusReplicas > 1 && m.prometheusReplicas > zones) ctx.addIssue({ path: ["monitoring", "prometheusReplicas"], message: why });
+      if (m.alerting.enabled && m.alerting.replicas > 1 && m.alerting.replicas > zones)
+        ctx.addIssue({ path: ["monitoring", "alerting", "replicas"], message: why });
+    },
+  },
 ];
 
 /**

@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { alertingSettings, alertmanagerConfig, alertmanagerSecretData, alertingSecretsSet, resolveMonitoringArgs } from "../components/monitoring";
 import { checkSettings } from "../lib/schema";
 import * as v from "valibot";
+import { MONITORING_REFS } from "./support/monitoring";
 
 const problems = (input: unknown): string[] => {
   const r = checkSettings(alertingSettings, input, "alerting.");
@@ -16,7 +17,7 @@ describe("monitoring.alerting settings", () => {
     const a = v.parse(alertingSettings, {});
     assert.deepEqual(a, { enabled: true, replicas: 1, critical: ["pagerduty", "webhook", "slack"], warning: ["slack", "webhook"] });
     // A direct caller of the component gets the same.
-    const r = resolveMonitoringArgs({ labels: {}, servingNamespace: "t", servingGroups: [{ name: "g", canary: false }], storageClassName: "c" });
+    const r = resolveMonitoringArgs({ ...MONITORING_REFS });
     assert.deepEqual(r.alerting, a);
   });
 

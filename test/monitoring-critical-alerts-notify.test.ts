@@ -15,6 +15,7 @@ import { KPS_DEFAULT_ALERTMANAGER_RECEIVERS, KPS_DEFAULT_ALERTMANAGER_ROUTE, rou
 import { HELM_RELEASE } from "../policies/rules/types";
 import { amtoolRoute, requireAmtool, writeAlertmanagerConfig } from "./amtool";
 import { fixtureStack, planFixture, recorded, ROOT, ruleViolations } from "./helpers";
+import { MONITORING_REFS } from "./support/monitoring";
 
 const RULE = "monitoring-critical-alerts-notify";
 const RECEIVERS: MonitoringArgs["alerting"] = {
@@ -26,10 +27,8 @@ const RECEIVERS: MonitoringArgs["alerting"] = {
 
 function kps(environment: "dev" | "staging" | "prod", alerting: MonitoringArgs["alerting"] = RECEIVERS) {
   const args = resolveMonitoringArgs({
+    ...MONITORING_REFS,
     labels: standardLabels({ environment }),
-    servingNamespace: "triton",
-    servingGroups: [{ name: "vision", canary: false }],
-    storageClassName: "gp3",
     alerting,
   });
   return recorded(HELM_RELEASE, "monitoring-kube-prometheus-stack", JSON.parse(JSON.stringify(kubePrometheusStackRelease(args))));

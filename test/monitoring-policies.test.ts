@@ -7,15 +7,14 @@ import type { RecordedResource } from "../tools/planner";
 import { kubePrometheusStackRelease, prometheusAdapterRelease, resolveMonitoringArgs } from "../components/monitoring";
 import { standardLabels } from "../components/naming";
 import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
+import { MONITORING_REFS } from "./support/monitoring";
 
 const PROVIDER = "urn:pulumi:prod::triton-platform::pulumi:providers:kubernetes::cluster-k8s";
 
 function resolved(environment: "dev" | "prod", alerting = true) {
   return resolveMonitoringArgs({
+    ...MONITORING_REFS,
     labels: standardLabels({ environment }),
-    servingNamespace: "triton",
-    servingGroups: [{ name: "vision", canary: true }],
-    storageClassName: "ebs-gp3-encrypted",
     kubePrometheusStackVersion: "88.1.5",
     prometheusAdapterVersion: "5.2.0",
     alerting: { enabled: alerting },

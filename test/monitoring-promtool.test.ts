@@ -13,12 +13,18 @@ import {
   dashboards,
   dashboardExpressions,
   queueMetricsQuery,
+  pendingMetricsQuery,
   tritonRelabelConfigs,
+  targetDownFor,
   DEFAULT_THRESHOLDS,
   TRITON_JOB,
+  type AlertInputs,
 } from "../components/monitoring";
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_METRIC_NAMES, TRITON_SUMMARIES } from "../components/upstream/triton-metrics";
-import { DCGM_METRICS, DCGM_METRIC_NAMES } from "../components/upstream/dcgm";
+import { DCGM_METRICS, DCGM_METRIC_NAMES, dcgmLabels } from "../components/upstream/dcgm";
+import { KSM_METRICS, KSM_METRIC_NAMES } from "../components/upstream/kube-state-metrics";
+import { GPU_TAINT } from "../components/contracts";
+import { alertGroup } from "./support/monitoring";
 import type { AlertingRule, RuleFile, ScrapeConfig } from "../components/upstream/prometheus";
 import type { TemplateVariable } from "../components/upstream/grafana";
 
@@ -53,6 +59,32 @@ const MODEL = { namespace: "triton", serving_group: "vision", track: "primary", 
 const GPU_LABELS = { job: "dcgm-exporter", gpu: "0", UUID: "GPU-0000", Hostname: "node-a", modelName: "NVIDIA L4", namespace: "triton", pod: "vision-0" };
 const gpu = (metric: string) => selector(metric, GPU_LABELS);
 const t = DEFAULT_THRESHOLDS;
+const DCGM_LABELS = dcgmLabels("v25.10.1")!;
+/**
+ * What the rules under test are built from: group vision (900 s start-up budget; primary lists
+ * resnet and bert, the canary resnet) and group text (120 s).
+ */
+const ALERT_INPUTS: AlertInputs = {
+  thresholds: t,
+  servingNamespace: "triton",
+  servingGroups: [
+    {
+      ...alertGroup("vision", true, { modelLoadBudgetSeconds: 900 }),
+      tracks: [
+        { track: "primary", models: ["resnet", "bert"] },
+        { track: "canary", models: ["resnet"] },
+      ],
+    },
+    alertGroup("text", false, { modelLoadBudgetSeconds: 120, models: ["gpt"] }),
+  ],
+  dcgmLabels: DCGM_LABELS,
+};
+const TEXT_TARGET = { ...TRITON_TARGET, serving_group: "text", pod: "text-0", instance: "10.0.0.2:8002" };
+const upOf = (target: Record<string, string>, track = "primary") => selector("up", { ...target, track });
+const CANARY_TARGET = { ...TRITON_TARGET, pod: "vision-canary-0", instance: "10.0.0.3:8002" };
+const taint = (node: string) =>
+  selector(KSM_METRICS.nodeSpecTaint, { job: "kube-state-metrics", node, key: GPU_TAINT.key, value: GPU_TAINT.value, effect: GPU_TAINT.effect });
+const exporterUp = (node: string) => selector("up", { job: "dcgm-exporter", node, instance: `${node}:9400` });
 
 /** Each alert fires on a synthetic failure and stays silent on a healthy series (thresholds = DEFAULT_THRESHOLDS). */
 const CASES: AlertCase[] = [
@@ -117,14 +149,92 @@ const CASES: AlertCase[] = [
     ],
     expect: [],
   },
+  // vision's budget is 900 s (for 20m), text's 120 s (for 7m).
   {
-    name: "target down",
+    name: "target down for longer than its group's model-load budget",
     alert: "TritonTargetDown",
-    eval: "10m",
-    series: [{ series: selector("up", TRITON_TARGET), values: "0x20" }],
-    expect: [{ severity: "critical", ...TRITON_TARGET }],
+    eval: "25m",
+    series: [{ series: upOf(TRITON_TARGET), values: "0x40" }],
+    expect: [{ severity: "critical", ...TRITON_TARGET, track: "primary" }],
   },
-  { name: "target up", alert: "TritonTargetDown", eval: "10m", series: [{ series: selector("up", TRITON_TARGET), values: "1x20" }], expect: [] },
+  {
+    name: "down while loading within the budget: only the group with the shorter budget alerts",
+    alert: "TritonTargetDown",
+    eval: "19m",
+    series: [
+      { series: upOf(TRITON_TARGET), values: "0x40" },
+      { series: upOf(TEXT_TARGET), values: "0x40" },
+    ],
+    expect: [{ severity: "critical", ...TEXT_TARGET, track: "primary" }],
+  },
+  {
+    name: "a start whose load ends within the budget stays silent",
+    alert: "TritonTargetDown",
+    eval: "30m",
+    series: [{ series: upOf(TRITON_TARGET), values: "0x15 1x30" }],
+    expect: [],
+  },
+  { name: "target up", alert: "TritonTargetDown", eval: "10m", series: [{ series: upOf(TRITON_TARGET), values: "1x20" }], expect: [] },
+  // Per-model series exist only for loaded models: bert's are missing on the primary pod.
+  {
+    name: "a listed model has no series on a pod that is up",
+    alert: "TritonModelNotLoaded",
+    eval: "10m",
+    series: [
+      { series: upOf(TRITON_TARGET), values: "1x20" },
+      { series: tri(TRITON_COUNTERS.requestSuccess), values: "0+10x20" },
+      { series: upOf(CANARY_TARGET, "canary"), values: "1x20" },
+      { series: tri(TRITON_COUNTERS.requestSuccess, { pod: "vision-canary-0", instance: CANARY_TARGET.instance, track: "canary" }), values: "0x20" },
+    ],
+    expect: [{ severity: "critical", ...TRITON_TARGET, track: "primary", model: "bert" }],
+  },
+  {
+    name: "every listed model loaded (idle ones too), or the pod down (TritonTargetDown's case)",
+    alert: "TritonModelNotLoaded",
+    eval: "10m",
+    series: [
+      { series: upOf(TRITON_TARGET), values: "1x20" },
+      { series: tri(TRITON_COUNTERS.requestSuccess), values: "0+10x20" },
+      { series: tri(TRITON_COUNTERS.requestSuccess, { model: "bert" }), values: "0x20" },
+      { series: upOf(TEXT_TARGET), values: "0x20" },
+    ],
+    expect: [],
+  },
+  // GPU nodes carry the GPU taint (kube-state-metrics); node-b's exporter is down, node-c has none.
+  {
+    name: "GPU nodes without a healthy dcgm-exporter",
+    alert: "DcgmExporterMissing",
+    eval: "20m",
+    series: [
+      { series: taint("node-a"), values: "1x30" },
+      { series: taint("node-b"), values: "1x30" },
+      { series: taint("node-c"), values: "1x30" },
+      { series: exporterUp("node-a"), values: "1x30" },
+      { series: exporterUp("node-b"), values: "0x30" },
+    ],
+    expect: ["node-b", "node-c"].map((node) => ({
+      severity: "warning",
+      job: "kube-state-metrics",
+      node,
+      key: GPU_TAINT.key,
+      value: GPU_TAINT.value,
+      effect: GPU_TAINT.effect,
+    })),
+  },
+  {
+    name: "every GPU node has its exporter; a node without the GPU taint needs none",
+    alert: "DcgmExporterMissing",
+    eval: "20m",
+    series: [
+      { series: taint("node-a"), values: "1x30" },
+      { series: exporterUp("node-a"), values: "1x30" },
+      {
+        series: selector(KSM_METRICS.nodeSpecTaint, { job: "kube-state-metrics", node: "cpu-1", key: "dedicated", value: "infra", effect: "NoSchedule" }),
+        values: "1x30",
+      },
+    ],
+    expect: [],
+  },
   {
     name: "no Triton target at all",
     alert: "TritonMetricsAbsent",
@@ -241,12 +351,20 @@ const CASES: AlertCase[] = [
     series: [{ series: gpu(DCGM_METRICS.gpuUtil), values: "60x60" }],
     expect: [],
   },
+  // The gauge keeps the last XID: a new one (a change to non-zero) fires, and resolves a window later.
   {
     name: "XID 79 reported",
     alert: "GpuXidError",
     eval: "15m",
-    series: [{ series: gpu(DCGM_METRICS.xidErrors), values: "0x10 79x10" }],
+    series: [{ series: gpu(DCGM_METRICS.xidErrors), values: "0x10 79x30" }],
     expect: [{ severity: "critical", ...GPU_LABELS }],
+  },
+  {
+    name: "XID 79 latched by the gauge, no new XID in the window: resolved",
+    alert: "GpuXidError",
+    eval: "25m",
+    series: [{ series: gpu(DCGM_METRICS.xidErrors), values: "0x10 79x30" }],
+    expect: [],
   },
   { name: "no XID", alert: "GpuXidError", eval: "15m", series: [{ series: gpu(DCGM_METRICS.xidErrors), values: "0x30" }], expect: [] },
   {
@@ -299,7 +417,7 @@ function variableSelector(v: TemplateVariable): string | undefined {
 /** Every PromQL expression of dashboards and the adapter, named for messages. */
 function allDashboardAndAdapterExpressions(): { where: string; expr: string }[] {
   const out: { where: string; expr: string }[] = [];
-  for (const [file, d] of Object.entries(dashboards())) {
+  for (const [file, d] of Object.entries(dashboards(DCGM_LABELS))) {
     dashboardExpressions(d).forEach((e, i) => out.push({ where: `${file} panel expression ${i + 1}`, expr: substituteGrafanaVariables(e) }));
     for (const v of d.templating.list) {
       const s = variableSelector(v);
@@ -310,6 +428,10 @@ function allDashboardAndAdapterExpressions(): { where: string; expr: string }[] 
   out.push({
     where: "prometheus-adapter rule",
     expr: queueMetricsQuery("2m", { labelMatchers: 'namespace="triton",pod=~"vision-0|vision-1"', groupBy: "pod" }),
+  });
+  out.push({
+    where: "prometheus-adapter pending-requests rule",
+    expr: pendingMetricsQuery({ labelMatchers: 'namespace="triton",pod=~"vision-0|vision-1"', groupBy: "pod" }),
   });
   return out;
 }
@@ -329,7 +451,7 @@ function metricNames(expr: string): { names: string[]; errorAt?: number } {
 }
 
 function allowedMetric(name: string): boolean {
-  return TRITON_METRIC_NAMES.has(name) || DCGM_METRIC_NAMES.has(name) || PROMETHEUS_SYNTHETIC.has(name);
+  return TRITON_METRIC_NAMES.has(name) || DCGM_METRIC_NAMES.has(name) || KSM_METRIC_NAMES.has(name) || PROMETHEUS_SYNTHETIC.has(name);
 }
 
 const SD_ROLES = ["endpoints", "endpointslice", "service", "pod", "node", "ingress"];
@@ -432,7 +554,7 @@ describe("monitoring proven with promtool", function () {
   });
 
   it("`promtool test rules`: every alert fires on a synthetic failure and stays silent on a healthy series", () => {
-    const file = alertRuleFile(DEFAULT_THRESHOLDS);
+    const file = alertRuleFile(ALERT_INPUTS);
     const alerts = file.groups.flatMap((g) => g.rules.filter((r): r is AlertingRule => "alert" in r).map((r) => r.alert));
     for (const a of alerts) {
       assert.ok(
@@ -455,15 +577,63 @@ describe("monitoring proven with promtool", function () {
       ...c,
       expect: c.expect.length ? [] : [{ severity: "warning", ...GPU_LABELS }],
     }));
-    const dir = writeFiles({ "alerts.yml": withoutAnnotations(alertRuleFile(DEFAULT_THRESHOLDS)), "tests.yml": unitTests(wrong) });
+    const dir = writeFiles({ "alerts.yml": withoutAnnotations(alertRuleFile(ALERT_INPUTS)), "tests.yml": unitTests(wrong) });
     const r = promtool(dir, ["test", "rules", "tests.yml"]);
     assert.notEqual(r.status, 0, r.output);
   });
 });
 
+describe("alerts that know the stack", () => {
+  it("waits each group's model-load budget, rounded up to minutes, plus the margin before TritonTargetDown", () => {
+    assert.equal(targetDownFor(900), "20m");
+    assert.equal(targetDownFor(601), "16m");
+    assert.equal(targetDownFor(1), "6m");
+    const rules = alertRuleFile(ALERT_INPUTS).groups.flatMap((g) => g.rules.filter((r): r is AlertingRule => "alert" in r && r.alert === "TritonTargetDown"));
+    assert.deepEqual(
+      rules.map((r) => [r.expr, r.for]),
+      [
+        ['up{job="triton", namespace="triton", serving_group="vision"} == 0', "20m"],
+        ['up{job="triton", namespace="triton", serving_group="text"} == 0', "7m"],
+      ],
+    );
+  });
+
+  it("draws and alerts on GPUs from DCGM series only (Triton's nv_gpu_* are off: --allow-gpu-metrics=false)", async () => {
+    const tritonGpu: string[] = Object.entries(TRITON_GAUGES)
+      .filter(([k]) => k.startsWith("gpu"))
+      .map(([, n]) => n);
+    assert.ok(tritonGpu.length >= 4);
+    const file = alertRuleFile(ALERT_INPUTS);
+    const exprs = [...file.groups.flatMap((g) => g.rules.map((r) => r.expr)), ...allDashboardAndAdapterExpressions().map((e) => e.expr)];
+    for (const e of exprs) for (const n of metricNames(e).names) assert.ok(!tritonGpu.includes(n), `${n} in ${e}`);
+    for (const stack of STACKS) {
+      const p = await plan(stack);
+      for (const sts of ofType(p.resources, "kubernetes:apps/v1:StatefulSet")) {
+        const args: string[] = sts.props.spec.template.spec.containers[0].args;
+        assert.ok(args.includes("--allow-gpu-metrics=false"), `${stack} ${sts.name}: ${args.join(" ")}`);
+      }
+    }
+  });
+
+  it("totals the framebuffer as used + free + reserved, and labels GPUs with the pinned operator's node label", () => {
+    const v26 = dcgmLabels("v26.7.0")!;
+    const fb = dashboards(v26)["triton-gpu.json"].panels.find((p) => p.title === "Framebuffer used")!;
+    const total = fb.targets.find((x) => x.legendFormat.endsWith("total"))!;
+    assert.deepEqual(metricNames(substituteGrafanaVariables(total.expr)).names, [DCGM_METRICS.fbUsedMiB, DCGM_METRICS.fbFreeMiB, DCGM_METRICS.fbReservedMiB]);
+    assert.match(total.expr, /hostname=~"\$node"/);
+    assert.doesNotMatch(JSON.stringify(dashboards(v26)), /Hostname/);
+    assert.match(JSON.stringify(dashboards(DCGM_LABELS)["triton-gpu.json"]), /Hostname=~/);
+    const summaries = alertRuleFile({ ...ALERT_INPUTS, dcgmLabels: v26 }).groups.flatMap((g) =>
+      g.rules.map((r) => ("alert" in r ? (r.annotations?.summary ?? "") : "")),
+    );
+    assert.ok(summaries.some((x) => x.includes("$labels.hostname")));
+    assert.ok(summaries.every((x) => !x.includes("$labels.Hostname")));
+  });
+});
+
 describe("monitoring expressions use only real metric names", () => {
   it("every alert, dashboard and adapter expression parses and selects only Triton, DCGM or `up` series", () => {
-    const file = alertRuleFile(DEFAULT_THRESHOLDS);
+    const file = alertRuleFile(ALERT_INPUTS);
     const exprs = [
       ...file.groups.flatMap((g) => g.rules.map((r) => ({ where: `alert ${"alert" in r ? r.alert : r.record}`, expr: r.expr }))),
       ...allDashboardAndAdapterExpressions(),
@@ -492,6 +662,8 @@ describe("monitoring expressions use only real metric names", () => {
       DCGM_METRICS.powerUsageW,
       DCGM_METRICS.gpuTempC,
       DCGM_METRICS.xidErrors,
+      DCGM_METRICS.fbReservedMiB,
+      KSM_METRICS.nodeSpecTaint,
     ]) {
       assert.ok(used.has(n), `${n} is drawn or alerted on`);
     }

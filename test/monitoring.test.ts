@@ -20,6 +20,7 @@ import {
 import { DCGM_EXPORTER } from "../components/upstream/dcgm";
 import type { RecordedResource } from "../tools/planner";
 import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
+import { alertGroup, MONITORING_REFS } from "./support/monitoring";
 
 const release = (rs: RecordedResource[], chart: string) => {
   const found = ofType(rs, RELEASE).filter((r) => r.props.chart === chart);
@@ -60,7 +61,10 @@ describe("monitoring component", () => {
       const pw = one(p.resources, "random:index/randomPassword:RandomPassword");
       assert.ok(pw.props.length >= 32);
       assert.ok(secret.dependencies.length > 0);
-      assert.deepEqual(grafana.sidecar.dashboards, { enabled: true, label: "grafana_dashboard", labelValue: "1", searchNamespace: "ALL" });
+      // The sidecar reads this namespace only, through a Role (no cluster-wide read of Secrets).
+      assert.deepEqual(grafana.sidecar.dashboards, { enabled: true, label: "grafana_dashboard", labelValue: "1", searchNamespace: MONITORING_NAMESPACE });
+      assert.deepEqual(grafana.rbac, { namespaced: true });
+      assert.equal(grafana.sidecar.datasources, undefined, "the datasources sidecar keeps the chart's own namespace");
       const kps = release(p.resources, "kube-prometheus-stack");
       assert.ok(kps.dependencies.includes(secret.urn), "the release waits for the Secret it references");
     });
@@ -91,10 +95,12 @@ describe("monitoring component", () => {
       assert.ok(ep.relabelings.some((r: any) => r.sourceLabels?.[0] === "__meta_kubernetes_pod_label_track" && r.targetLabel === "track"));
     });
 
-    it("scrapes DCGM on its Service/port and keeps the exporter's namespace/pod labels", async () => {
+    it("scrapes DCGM on its Service/port in the GPU Operator's namespace only, without honor_labels, keeping the exporter's namespace/pod labels", async () => {
       const p = await plan("prod");
       const [dcgm] = release(p.resources, "kube-prometheus-stack").props.values.prometheus.prometheusSpec.additionalScrapeConfigs;
-      assert.equal(dcgm.honor_labels, true);
+      assert.equal(dcgm.honor_labels, undefined, "a scraped series cannot overwrite job or instance");
+      const operatorNs = release(p.resources, "gpu-operator").props.namespace;
+      assert.deepEqual(dcgm.kubernetes_sd_configs, [{ role: "endpoints", namespaces: { names: [operatorNs] } }]);
       const keep = dcgm.relabel_configs.find((r: any) => r.action === "keep");
       assert.ok(new RegExp(`^(?:${keep.regex})$`).test(`${DCGM_EXPORTER.serviceName};${DCGM_EXPORTER.portName}`));
       assert.ok(!new RegExp(`^(?:${keep.regex})$`).test(`${DCGM_EXPORTER.serviceName};metrics`));
@@ -107,6 +113,7 @@ describe("monitoring component", () => {
       const groups = one(p.resources, "kubernetes:monitoring.coreos.com/v1:PrometheusRule").props.spec.groups;
       const alerts = groups.flatMap((g: any) => g.rules);
       assert.deepEqual(alerts.map((a: any) => a.alert).sort(), [
+        "DcgmExporterMissing",
         "GpuMemoryLeak",
         "GpuTemperatureHigh",
         "GpuUtilisationSaturated",
@@ -114,6 +121,7 @@ describe("monitoring component", () => {
         "TritonCanaryFailureRatioWorse",
         "TritonInferenceFailureRatioHigh",
         "TritonMetricsAbsent",
+        "TritonModelNotLoaded",
         "TritonModelNotServing",
         "TritonP99LatencyAboveSLO",
         "TritonQueueTimeAboveBudget",
@@ -188,12 +196,70 @@ describe("monitoring component", () => {
     });
   });
 
+  describe("kube-prometheus-stack on EKS", () => {
+    it("disables the control-plane components EKS does not expose (their Down alerts would fire forever)", async () => {
+      for (const stack of ["dev", "prod"]) {
+        const v = release((await plan(stack)).resources, "kube-prometheus-stack").props.values;
+        for (const c of ["kubeScheduler", "kubeControllerManager", "kubeEtcd", "kubeProxy"]) assert.deepEqual(v[c], { enabled: false }, `${stack} ${c}`);
+        assert.equal(v.kubelet, undefined, "the kubelet stays scraped");
+      }
+    });
+
+    it("spreads HA Prometheus and Alertmanager one per zone (required) with a PDB; a single replica gets neither", async () => {
+      const prod = release((await plan("prod")).resources, "kube-prometheus-stack").props.values;
+      const zone = "topology.kubernetes.io/zone";
+      assert.deepEqual([prod.prometheus.prometheusSpec.podAntiAffinity, prod.prometheus.prometheusSpec.podAntiAffinityTopologyKey], ["hard", zone]);
+      assert.deepEqual([prod.alertmanager.alertmanagerSpec.podAntiAffinity, prod.alertmanager.alertmanagerSpec.podAntiAffinityTopologyKey], ["hard", zone]);
+      // prod: 2 Prometheus, 3 Alertmanagers: all but one stay up through a drain.
+      assert.deepEqual(prod.prometheus.podDisruptionBudget, { enabled: true, minAvailable: 1, unhealthyPodEvictionPolicy: "AlwaysAllow" });
+      assert.deepEqual(prod.alertmanager.podDisruptionBudget, { enabled: true, minAvailable: 2, unhealthyPodEvictionPolicy: "AlwaysAllow" });
+      const dev = release((await plan("dev")).resources, "kube-prometheus-stack").props.values;
+      assert.equal(dev.prometheus.prometheusSpec.podAntiAffinity, "soft");
+      assert.deepEqual(dev.prometheus.podDisruptionBudget, { enabled: false }, "minAvailable 1 of 1 would block every drain");
+    });
+
+    it("refuses more HA replicas than zones (hard anti-affinity could never schedule them), naming the key", () => {
+      assert.throws(
+        () => resolveMonitoringArgs({ ...MONITORING_REFS, zoneCount: 2, prometheusReplicas: 3, alerting: { replicas: 3 } }),
+        (e: unknown) =>
+          e instanceof SettingsError &&
+          e.problems.some((p) => /^prometheusReplicas must be at most the number of zones \(2\)/.test(p)) &&
+          e.problems.some((p) => /^alerting\.replicas must be at most the number of zones \(2\)/.test(p)),
+      );
+      // One replica fits any cluster; as many replicas as zones fit.
+      resolveMonitoringArgs({ ...MONITORING_REFS, zoneCount: 1, prometheusReplicas: 1, alerting: { replicas: 1 } });
+      resolveMonitoringArgs({ ...MONITORING_REFS, zoneCount: 3, prometheusReplicas: 3, alerting: { replicas: 3 } });
+      resolveMonitoringArgs({ ...MONITORING_REFS, zoneCount: 1, alerting: { enabled: false, replicas: 3 } });
+    });
+
+    it("runs node-exporter in its own privileged namespace, so monitoring enforces baseline", async () => {
+      const p = await plan("prod");
+      const ns = (name: string) => ofType(p.resources, "kubernetes:core/v1:Namespace").find((r) => r.props.metadata.name === name)!;
+      const kps = release(p.resources, "kube-prometheus-stack");
+      const override = kps.props.values["prometheus-node-exporter"].namespaceOverride;
+      assert.notEqual(override, MONITORING_NAMESPACE);
+      assert.equal(ns(override).props.metadata.labels["pod-security.kubernetes.io/enforce"], "privileged");
+      assert.ok(kps.dependencies.includes(ns(override).urn), "the release waits for node-exporter's namespace");
+      const levels = ["privileged", "baseline", "restricted"];
+      const enforced = ns(MONITORING_NAMESPACE).props.metadata.labels["pod-security.kubernetes.io/enforce"];
+      assert.ok(levels.indexOf(enforced) >= 1, `monitoring enforces ${enforced}`);
+    });
+
+    it("refuses a GPU Operator version whose dcgm-exporter labels the table does not know, naming the argument", () => {
+      assert.throws(
+        () => resolveMonitoringArgs({ ...MONITORING_REFS, gpuOperatorVersion: "v99.1.0" }),
+        (e: unknown) =>
+          e instanceof SettingsError && e.problems.some((p) => /^gpuOperatorVersion must be one of "v25\.10\.1", "v26\.7\.0", got "v99\.1\.0"$/.test(p)),
+      );
+      assert.equal(resolveMonitoringArgs({ ...MONITORING_REFS, gpuOperatorVersion: "v26.7.0" }).dcgmLabels.hostname, "hostname");
+      assert.equal(resolveMonitoringArgs(MONITORING_REFS).dcgmLabels.hostname, "Hostname");
+    });
+  });
+
   describe("builders", () => {
     const base = {
-      labels: {},
-      servingNamespace: "triton",
-      servingGroups: [{ name: "a", canary: true }],
-      storageClassName: "ebs-gp3-encrypted",
+      ...MONITORING_REFS,
+      servingGroups: [alertGroup("a", true)],
       kubePrometheusStackVersion: "1.2.3",
       prometheusAdapterVersion: "4.5.6",
     };
@@ -225,15 +291,12 @@ describe("monitoring component", () => {
     });
 
     it("keeps only declared metrics Services, escaping names for the regex", () => {
-      const [keep] = tritonRelabelConfigs([
-        { name: "a", canary: true },
-        { name: "b", canary: false },
-      ]);
+      const [keep] = tritonRelabelConfigs([alertGroup("a", true), alertGroup("b", false)]);
       assert.equal(keep.regex, "a-metrics|a-canary-metrics|b-metrics");
     });
 
     it("scrapes DCGM at the stack's interval", () => {
-      assert.equal(dcgmScrapeConfig({ scrapeInterval: "15s" }).scrape_interval, "15s");
+      assert.equal(dcgmScrapeConfig({ scrapeInterval: "15s", gpuOperatorNamespace: "gpu-operator" }).scrape_interval, "15s");
       assert.equal(TRITON_PORTS.metrics, 8002);
     });
 
@@ -264,11 +327,23 @@ describe("monitoring component", () => {
     });
 
     it("applies the schema's defaults to a direct caller as to a stack file, and derives retentionSize", () => {
-      const r = resolveMonitoringArgs({ labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }], storageClassName: "c" });
+      const refs = { ...MONITORING_REFS, servingGroups: [alertGroup("a", false)], storageClassName: "c" };
+      const r = resolveMonitoringArgs(refs);
       const cfg = loadConfig(raw({}), "s").monitoring;
-      const { labels, servingNamespace, servingGroups, storageClassName: _class, retentionSize, ...settings } = r;
+      const {
+        labels,
+        servingNamespace,
+        servingGroups,
+        storageClassName: _class,
+        gpuOperatorVersion: _version,
+        gpuOperatorNamespace: _namespace,
+        zoneCount: _zones,
+        dcgmLabels: _labels,
+        retentionSize,
+        ...settings
+      } = r;
       assert.deepEqual(settings, cfg);
-      assert.deepEqual({ labels, servingNamespace, servingGroups }, { labels: {}, servingNamespace: "triton", servingGroups: [{ name: "a", canary: false }] });
+      assert.deepEqual({ labels, servingNamespace, servingGroups }, { labels: {}, servingNamespace: "triton", servingGroups: refs.servingGroups });
       assert.equal(retentionSize, "42GB", "85 % of the default 50Gi");
     });
 
@@ -308,6 +383,29 @@ describe("monitoring component", () => {
         /triton-platform:gpu\.operator\.serviceMonitor must be false: the monitoring component already scrapes dcgm-exporter/,
       );
       assert.equal(loadConfig(withMonitor(false), "s").gpu.operator.serviceMonitor, false);
+    });
+
+    it("refuses a GPU Operator version without a dcgm-exporter label row, naming gpu.operator.version", () => {
+      const gpu = JSON.parse(raw(ok)["triton-platform:gpu"]);
+      const withVersion = (version: string) => ({ ...raw(ok), "triton-platform:gpu": JSON.stringify({ ...gpu, operator: { ...gpu.operator, version } }) });
+      assert.throws(
+        () => loadConfig(withVersion("v99.1.0"), "s"),
+        /triton-platform:gpu\.operator\.version must be one of v25\.10\.1, v26\.7\.0 .*, got "v99\.1\.0"/,
+      );
+      for (const v of ["v25.10.1", "v26.7.0"]) assert.equal(loadConfig(withVersion(v), "s").gpu.operator.version, v);
+    });
+
+    it("refuses more HA Prometheus or Alertmanager replicas than cluster zones, naming each key", () => {
+      // The dev fixture has one zone.
+      const cfg = (m: unknown) => loadConfig(raw({ ...ok, ...(m as object) }), "s");
+      assert.throws(
+        () => cfg({ prometheusReplicas: 2, alerting: { replicas: 3 } }),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          /triton-platform:monitoring\.prometheusReplicas must be at most the number of cluster\.zones \(1\)/.test(e.message) &&
+          /triton-platform:monitoring\.alerting\.replicas must be at most the number of cluster\.zones \(1\)/.test(e.message),
+      );
+      assert.equal(cfg({ prometheusReplicas: 1, alerting: { enabled: false, replicas: 3 } }).monitoring.prometheusReplicas, 1);
     });
 
     it("defaults to the pinned chart versions the value keys were checked against when the section is absent", () => {

@@ -59,7 +59,7 @@ describe("tritonserver flag builder", () => {
       "--log-verbose=0",
       "--log-format=ISO8601",
       "--allow-metrics=true",
-      "--allow-gpu-metrics=true",
+      "--allow-gpu-metrics=false",
       "--metrics-port=8002",
       "--metrics-config=summary_latencies=true",
       "--cuda-memory-pool-byte-size=0:268435456",

@@ -1,7 +1,8 @@
-// The prometheus-adapter rule behind the HPAs' per-pod custom metric (contracts: HPA_QUEUE_METRIC).
-import { HPA_QUEUE_METRIC } from "../contracts";
+// The prometheus-adapter rules behind the HPAs' per-pod custom metrics (contracts: HPA_QUEUE_METRIC,
+// HPA_PENDING_METRIC).
+import { HPA_PENDING_METRIC, HPA_QUEUE_METRIC } from "../contracts";
 import { ADAPTER_TEMPLATE, type AdapterRule } from "../upstream/prometheus-adapter";
-import { TRITON_COUNTERS } from "../upstream/triton-metrics";
+import { TRITON_COUNTERS, TRITON_GAUGES } from "../upstream/triton-metrics";
 import { TRITON_JOB } from "./scrape";
 
 /** The adapter's markers, or concrete values when a test renders the query. */
@@ -38,5 +39,23 @@ export function queueAdapterRule(scrapeInterval: string): AdapterRule {
     resources: { overrides: { namespace: { resource: "namespace" }, pod: { resource: "pod" } } },
     name: { matches: `^${TRITON_COUNTERS.queueDurationUs}$`, as: HPA_QUEUE_METRIC },
     metricsQuery: queueMetricsQuery(adapterRateWindow(scrapeInterval)),
+  };
+}
+
+/**
+ * Requests a pod holds that have not completed, summed over its models: a gauge, read as is.
+ * Unlike the queue time (which grows only when a request succeeds), it rises on a wedged pod.
+ */
+export function pendingMetricsQuery(t: AdapterTemplateValues = ADAPTER_TEMPLATE): string {
+  return `sum by (${t.groupBy}) (${TRITON_GAUGES.pendingRequestCount}{job="${TRITON_JOB}",${t.labelMatchers}})`;
+}
+
+/** rules.custom[] entry publishing HPA_PENDING_METRIC per pod (and namespace). */
+export function pendingAdapterRule(): AdapterRule {
+  return {
+    seriesQuery: `${TRITON_GAUGES.pendingRequestCount}{job="${TRITON_JOB}",namespace!="",pod!=""}`,
+    resources: { overrides: { namespace: { resource: "namespace" }, pod: { resource: "pod" } } },
+    name: { matches: `^${TRITON_GAUGES.pendingRequestCount}$`, as: HPA_PENDING_METRIC },
+    metricsQuery: pendingMetricsQuery(),
   };
 }

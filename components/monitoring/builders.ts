@@ -3,7 +3,7 @@
 // (scrape.ts), the alert rules (rules.ts), the adapter rule (adapter.ts) and the dashboards
 // (dashboards.ts) are built in their own modules; index.ts only creates resources from these.
 import type * as pulumi from "@pulumi/pulumi";
-import { MONITORING_NAMESPACE } from "../contracts";
+import { MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE } from "../contracts";
 import { helmRelease } from "../helm";
 import {
   GRAFANA_ADMIN_SECRET_KEYS,
@@ -18,7 +18,7 @@ import type { Dashboard } from "../upstream/grafana";
 import type { ResolvedMonitoring } from "./schema";
 import { additionalScrapeConfigs } from "./scrape";
 import { alertRuleFile } from "./rules";
-import { queueAdapterRule } from "./adapter";
+import { pendingAdapterRule, queueAdapterRule } from "./adapter";
 import { dashboards } from "./dashboards";
 import { withAlertmanagerRouting } from "./alertmanager";
 
@@ -39,8 +39,27 @@ export function monitoringNamespace(r: ResolvedMonitoring) {
       name: MONITORING_NAMESPACE,
       labels: {
         ...r.labels,
-        // node-exporter (part of the chart) needs hostNetwork/hostPID/hostPath, which only the
-        // "privileged" level admits; "restricted" would silently leave nodes unmonitored.
+        // node-exporter, the one pod that needs host access, runs in its own namespace: no pod
+        // here may run privileged or on the host's network, PID space or paths.
+        "pod-security.kubernetes.io/enforce": "baseline",
+        "pod-security.kubernetes.io/enforce-version": "latest",
+        // restricted is the aim: what would fail it is reported, not refused.
+        "pod-security.kubernetes.io/warn": "restricted",
+        "pod-security.kubernetes.io/audit": "restricted",
+      },
+    },
+  };
+}
+
+/** node-exporter's own Namespace (the chart's prometheus-node-exporter.namespaceOverride). */
+export function nodeExporterNamespace(r: ResolvedMonitoring) {
+  return {
+    metadata: {
+      name: NODE_EXPORTER_NAMESPACE,
+      labels: {
+        ...r.labels,
+        // node-exporter needs hostNetwork/hostPID/hostPath, which only the "privileged" level
+        // admits; "baseline" would silently leave nodes unmonitored. Nothing else runs here.
         "pod-security.kubernetes.io/enforce": "privileged",
         "pod-security.kubernetes.io/warn": "baseline",
       },
@@ -78,6 +97,8 @@ export function kubePrometheusStackRelease(r: ResolvedMonitoring) {
       additionalScrapeConfigs: additionalScrapeConfigs(r),
       alertmanager: { enabled: r.alerting.enabled, replicas: r.alerting.replicas, storageSize: ALERTMANAGER_STORAGE_SIZE },
       grafanaAdminSecretName: GRAFANA_ADMIN_SECRET_NAME,
+      namespace: MONITORING_NAMESPACE,
+      nodeExporterNamespace: NODE_EXPORTER_NAMESPACE,
     }),
   });
   // Alertmanager routing and receivers (alertmanager.ts): merged into the values' alertmanager section.
@@ -95,7 +116,7 @@ export function prometheusAdapterRelease(r: ResolvedMonitoring) {
       prometheusUrl: PROMETHEUS_SERVICE_URL,
       prometheusPort: KPS_PROMETHEUS_SERVICE.port,
       replicas: r.adapterReplicas,
-      rules: [queueAdapterRule(r.scrapeInterval)],
+      rules: [queueAdapterRule(r.scrapeInterval), pendingAdapterRule()],
       customLabels: r.labels,
     }),
   });
@@ -107,12 +128,12 @@ export function alertsPrometheusRule(r: ResolvedMonitoring) {
     apiVersion: MONITORING_API_VERSION,
     kind: "PrometheusRule",
     metadata: { name: "triton-platform-alerts", namespace: MONITORING_NAMESPACE, labels: { ...r.labels } },
-    spec: alertRuleFile(r.thresholds),
+    spec: alertRuleFile({ thresholds: r.thresholds, servingNamespace: r.servingNamespace, servingGroups: r.servingGroups, dcgmLabels: r.dcgmLabels }),
   };
 }
 
 /** One ConfigMap per dashboard, labelled for the Grafana sidecar. */
-export function dashboardConfigMaps(r: ResolvedMonitoring, all: Record<string, Dashboard> = dashboards()) {
+export function dashboardConfigMaps(r: ResolvedMonitoring, all: Record<string, Dashboard> = dashboards(r.dcgmLabels)) {
   return Object.entries(all).map(([file, d]) => ({
     metadata: {
       name: `dashboard-${d.uid}`,

@@ -2,7 +2,7 @@
 // side. Expressions use only names from components/upstream/{triton-metrics,dcgm}.ts; the
 // tests parse every one with promtool and check its metric names.
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
-import { DCGM_LABELS, DCGM_METRICS } from "../upstream/dcgm";
+import { DCGM_METRICS, type DcgmLabelNames } from "../upstream/dcgm";
 import {
   DATASOURCE_VARIABLE,
   GRAFANA_DASHBOARD_SCHEMA_VERSION,
@@ -161,9 +161,9 @@ export function tritonOverviewDashboard(): Dashboard {
   ]);
 }
 
-/** GPU dashboard from DCGM: utilisation, framebuffer, power, temperature, XID. */
-export function gpuDashboard(): Dashboard {
-  const { hostname, gpu } = DCGM_LABELS;
+/** GPU dashboard from DCGM only (Triton runs with --allow-gpu-metrics=false): utilisation, framebuffer, power, temperature, XID. */
+export function gpuDashboard(labels: DcgmLabelNames): Dashboard {
+  const { hostname, gpu } = labels;
   const m = `{${hostname}=~"$node"}`;
   const legend = `{{${hostname}}} GPU {{${gpu}}}`;
   return dashboard(
@@ -175,10 +175,13 @@ export function gpuDashboard(): Dashboard {
       {
         title: "Framebuffer used",
         unit: "mbytes",
-        description: "DCGM_FI_DEV_FB_USED and FB_FREE are MiB.",
+        description: "DCGM_FI_DEV_FB_USED, FB_FREE and FB_RESERVED are MiB; the total is all three (the driver reserves part of the framebuffer).",
         targets: [
           { expr: `${DCGM_METRICS.fbUsedMiB}${m}`, legend: `${legend} used` },
-          { expr: `${DCGM_METRICS.fbUsedMiB}${m} + ${DCGM_METRICS.fbFreeMiB}${m}`, legend: `${legend} total` },
+          {
+            expr: `${DCGM_METRICS.fbUsedMiB}${m} + ${DCGM_METRICS.fbFreeMiB}${m} + ${DCGM_METRICS.fbReservedMiB}${m}`,
+            legend: `${legend} total`,
+          },
         ],
       },
       { title: "Power draw", unit: "watt", targets: [{ expr: `${DCGM_METRICS.powerUsageW}${m}`, legend }] },
@@ -222,10 +225,10 @@ export function canaryDashboard(): Dashboard {
 }
 
 /** Every dashboard, keyed by the ConfigMap file name. */
-export function dashboards(): Record<string, Dashboard> {
+export function dashboards(dcgmLabels: DcgmLabelNames): Record<string, Dashboard> {
   return {
     "triton-overview.json": tritonOverviewDashboard(),
-    "triton-gpu.json": gpuDashboard(),
+    "triton-gpu.json": gpuDashboard(dcgmLabels),
     "triton-canary.json": canaryDashboard(),
   };
 }

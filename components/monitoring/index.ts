@@ -15,6 +15,7 @@ import {
   grafanaAdminSecret,
   kubePrometheusStackRelease,
   monitoringNamespace,
+  nodeExporterNamespace,
   PROMETHEUS_SERVICE_URL,
   prometheusAdapterRelease,
 } from "./builders";
@@ -23,8 +24,8 @@ import { tritonServiceMonitor } from "./scrape";
 export * from "./schema";
 export * from "./builders";
 export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additionalScrapeConfigs, TRITON_JOB } from "./scrape";
-export { alertRuleFile } from "./rules";
-export { queueMetricsQuery, adapterRateWindow } from "./adapter";
+export { alertRuleFile, targetDownFor, type AlertInputs } from "./rules";
+export { queueMetricsQuery, pendingMetricsQuery, adapterRateWindow } from "./adapter";
 export { dashboards, dashboardExpressions } from "./dashboards";
 export * from "./alertmanager";
 export * from "./alerting-schema";
@@ -48,6 +49,7 @@ export class Monitoring extends pulumi.ComponentResource {
     const r = resolveMonitoringArgs(args, name);
 
     const ns = new k8s.core.v1.Namespace(`${name}-ns`, monitoringNamespace(r), { parent: this });
+    const nodeExporterNs = new k8s.core.v1.Namespace(`${name}-node-exporter-ns`, nodeExporterNamespace(r), { parent: this });
 
     // Generated, stored only as a secret in state: no literal password in code or stack files.
     const password = new random.RandomPassword(`${name}-grafana-admin`, { length: 32, special: false }, { parent: this });
@@ -58,7 +60,7 @@ export class Monitoring extends pulumi.ComponentResource {
 
     this.kubePrometheusStack = new k8s.helm.v3.Release(`${name}-kube-prometheus-stack`, kubePrometheusStackRelease(r), {
       parent: this,
-      dependsOn: [ns, adminSecret, ...receivers],
+      dependsOn: [ns, nodeExporterNs, adminSecret, ...receivers],
     });
 
     // ServiceMonitor and PrometheusRule are CRDs the release installs: without dependsOn the

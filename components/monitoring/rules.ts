@@ -2,10 +2,23 @@
 // components/upstream/{triton-metrics,dcgm}.ts, every unit conversion is written here once
 // (config thresholds are ms/%, Triton durations are µs, DCGM framebuffer is MiB).
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
-import { DCGM_LABELS, DCGM_METRICS } from "../upstream/dcgm";
+import { DCGM_METRICS, type DcgmLabelNames } from "../upstream/dcgm";
+import { KSM_METRICS } from "../upstream/kube-state-metrics";
 import type { AlertingRule, RuleFile } from "../upstream/prometheus";
+import { GPU_TAINT, type ServingGroupAlertRef } from "../contracts";
 import type { AlertThresholds } from "./schema";
-import { TRITON_JOB, TRITON_TARGET_LABELS } from "./scrape";
+import { DCGM_JOB, TRITON_JOB, TRITON_TARGET_LABELS } from "./scrape";
+
+/** What the alert rules are built from: the thresholds, and the facts of the stack they watch. */
+export interface AlertInputs {
+  readonly thresholds: AlertThresholds;
+  /** Namespace of the serving groups. */
+  readonly servingNamespace: string;
+  /** Each group's start-up budget and the models its tracks list. */
+  readonly servingGroups: readonly ServingGroupAlertRef[];
+  /** dcgm-exporter's label names at the pinned GPU Operator version. */
+  readonly dcgmLabels: DcgmLabelNames;
+}
 
 /** rate() window of the alerts: at least four samples at the slowest allowed scrape interval (60s). */
 export const ALERT_RATE_WINDOW = "5m";
@@ -13,6 +26,16 @@ export const ALERT_RATE_WINDOW = "5m";
 export const LEAK_WINDOW = "3h";
 /** Utilisation may move this many points (0–100 %) and still count as flat load. */
 export const FLAT_LOAD_BAND_PERCENT = 10;
+/**
+ * TritonTargetDown waits the group's model-load budget plus this margin: Triton opens its
+ * metrics port only after the start-up models are loaded, so every start, scale-up and rollout
+ * is a down target for up to the budget (after which the startupProbe restarts the container).
+ */
+export const TARGET_DOWN_MARGIN_MINUTES = 5;
+/** A new XID (a change of the sticky gauge) keeps GpuXidError firing this long, then it resolves. */
+export const XID_WINDOW = "10m";
+/** A GPU node may run without a healthy dcgm-exporter this long (a new node installs the operands first). */
+export const DCGM_MISSING_FOR = "15m";
 
 const MODEL_KEYS = ["namespace", TRITON_TARGET_LABELS.servingGroup, TRITON_TARGET_LABELS.track, "model", "version"];
 /** Per model of a serving group, across its tracks (the canary is compared with the primary). */
@@ -40,8 +63,61 @@ function failureRatio(keys: string[], failureKeys: string[], matchers: Record<st
   return extra.length ? `${failures} / ignoring (${extra.join(", ")}) group_left () ${total}` : `${failures} / ${total}`;
 }
 
+/** `for` of a group's TritonTargetDown: its model-load budget, rounded up to minutes, plus the margin. */
+export function targetDownFor(modelLoadBudgetSeconds: number): string {
+  return `${Math.ceil(modelLoadBudgetSeconds / 60) + TARGET_DOWN_MARGIN_MINUTES}m`;
+}
+
+/** A group's metrics target down for longer than its start-up may take. */
+function targetDown(namespace: string, g: ServingGroupAlertRef): AlertingRule {
+  return {
+    alert: "TritonTargetDown",
+    expr: `${sel("up", { namespace, [TRITON_TARGET_LABELS.servingGroup]: g.name })} == 0`,
+    for: targetDownFor(g.modelLoadBudgetSeconds),
+    labels: { severity: "critical" },
+    annotations: {
+      summary: "Triton metrics endpoint {{ $labels.namespace }}/{{ $labels.pod }} is down for longer than the group's model-load budget",
+      description:
+        `Prometheus has not scraped the pod's metrics port 8002 for longer than modelLoadBudgetSeconds (${g.modelLoadBudgetSeconds}s) + ${TARGET_DOWN_MARGIN_MINUTES}m. ` +
+        "Triton opens the port only once its start-up models are loaded, so a shorter outage is a normal start; this one is a crash loop, a load that never finishes, or a NetworkPolicy blocking the monitoring namespace. " +
+        "Runbook: kubectl describe pod; kubectl logs --previous; check the model repository and that the firewall allows 8002 from monitoring.",
+    },
+  };
+}
+
+/** A listed model's per-model series missing on a pod whose metrics are up: the model is not loaded there. */
+function modelNotLoaded(namespace: string, g: ServingGroupAlertRef): AlertingRule[] {
+  const parts = g.tracks.flatMap((t) =>
+    // "*" (load everything) names no model to look for.
+    t.models
+      .filter((m) => m !== "*")
+      .map(
+        (m) =>
+          `(label_replace(${sel("up", { namespace, [TRITON_TARGET_LABELS.servingGroup]: g.name, [TRITON_TARGET_LABELS.track]: t.track })} == 1, "model", "${m}", "", "") ` +
+          `unless on (namespace, pod) ${sel(TRITON_COUNTERS.requestSuccess, { model: m })})`,
+      ),
+  );
+  if (parts.length === 0) return [];
+  return [
+    {
+      alert: "TritonModelNotLoaded",
+      expr: parts.join(" or "),
+      for: "5m",
+      labels: { severity: "critical" },
+      annotations: {
+        summary: "Triton {{ $labels.serving_group }}/{{ $labels.track }} pod {{ $labels.pod }} does not serve listed model {{ $labels.model }}",
+        description:
+          "The pod's metrics are up but carry no series of this model: Triton exports per-model series only for loaded model versions, so the model was unloaded " +
+          "(the repository API of explicit model control) or failed to load. Requests for it fail with 'unknown model'. " +
+          "Runbook: curl /v2/repository/index on the pod; check the server log for the unload or load error; restart the pod to load its listed models again.",
+      },
+    },
+  ];
+}
+
 /** Triton alerts. */
-export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
+export function tritonAlerts(inputs: Omit<AlertInputs, "dcgmLabels">): AlertingRule[] {
+  const { thresholds: t, servingNamespace, servingGroups: groups } = inputs;
   const queueBudgetUs = t.queueTimeBudgetMs * 1000;
   const p99SloUs = t.p99SloMs * 1000;
   const loc = "{{ $labels.serving_group }}/{{ $labels.track }} model {{ $labels.model }}";
@@ -86,18 +162,7 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "Runbook: compare queue vs compute time on the Triton dashboard; queue-bound means scale out, compute-bound means a slower model version or a saturated GPU.",
       },
     },
-    {
-      alert: "TritonTargetDown",
-      expr: `up{job="${TRITON_JOB}"} == 0`,
-      for: "5m",
-      labels: { severity: "critical" },
-      annotations: {
-        summary: "Triton metrics endpoint {{ $labels.namespace }}/{{ $labels.pod }} is down",
-        description:
-          "Prometheus cannot scrape a Triton pod's metrics port 8002: the pod is crashing, not ready, or a NetworkPolicy blocks the monitoring namespace. " +
-          "Runbook: kubectl describe pod; kubectl logs --previous; check that the firewall allows 8002 from monitoring.",
-      },
-    },
+    ...groups.map((g) => targetDown(servingNamespace, g)),
     {
       alert: "TritonMetricsAbsent",
       expr: `absent(up{job="${TRITON_JOB}"})`,
@@ -124,6 +189,7 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
           "Runbook: curl /v2/models/<model>/ready on the pod; check the load error in the logs; check the model repository.",
       },
     },
+    ...groups.flatMap((g) => modelNotLoaded(servingNamespace, g)),
     {
       alert: "TritonCanaryFailureRatioWorse",
       expr:
@@ -143,8 +209,9 @@ export function tritonAlerts(t: AlertThresholds): AlertingRule[] {
 }
 
 /** GPU alerts, from the DCGM exporter. */
-export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
-  const gpu = `{{ $labels.${DCGM_LABELS.hostname} }} GPU {{ $labels.${DCGM_LABELS.gpu} }}`;
+export function gpuAlerts(t: AlertThresholds, labels: DcgmLabelNames): AlertingRule[] {
+  const gpu = `{{ $labels.${labels.hostname} }} GPU {{ $labels.${labels.gpu} }}`;
+  const xid = DCGM_METRICS.xidErrors;
   return [
     {
       alert: "GpuMemoryLeak",
@@ -175,14 +242,16 @@ export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
     },
     {
       alert: "GpuXidError",
-      // DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID, not a counter: non-zero means one occurred.
-      expr: `max_over_time(${DCGM_METRICS.xidErrors}[10m]) > 0`,
+      // DCGM_FI_DEV_XID_ERRORS is a gauge holding the last XID until the exporter restarts: "non-zero"
+      // would fire forever after one XID. A change of value to a non-zero code is a new XID; the alert
+      // resolves XID_WINDOW later. (The same code twice in a row is not a change and is not seen.)
+      expr: `${xid} > 0 and changes(${xid}[${XID_WINDOW}]) > 0`,
       labels: { severity: "critical" },
       annotations: {
         summary: `${gpu}: XID error {{ $value }}`,
         description:
-          "The driver reported an XID error (value = the XID code). 48/63/64/74/79 mean ECC, NVLink or fallen-off-the-bus faults that need the node drained. " +
-          "Runbook: look the code up in NVIDIA's XID catalogue; kubectl cordon and drain the node; let the node group replace it.",
+          `The driver reported a new XID error in the last ${XID_WINDOW} (value = the XID code). 48/63/64/74/79 mean ECC, NVLink or fallen-off-the-bus faults that need the node drained. ` +
+          "Runbook: look the code up in NVIDIA's XID catalogue; kubectl cordon and drain the node; let the node group replace it. The alert resolves by itself; the node may still need replacing.",
       },
     },
     {
@@ -199,12 +268,31 @@ export function gpuAlerts(t: AlertThresholds): AlertingRule[] {
   ];
 }
 
-/** The rule file (both groups) that the PrometheusRule carries and promtool checks. */
-export function alertRuleFile(t: AlertThresholds): RuleFile {
+/** dcgm-exporter missing on a GPU node (every GPU alert of that node would be silent). */
+export function dcgmExporterAlerts(): AlertingRule[] {
+  return [
+    {
+      alert: "DcgmExporterMissing",
+      // Every node with the GPU taint (kube-state-metrics) without a healthy exporter target on it.
+      expr: `${KSM_METRICS.nodeSpecTaint}{key="${GPU_TAINT.key}", effect="${GPU_TAINT.effect}"} ` + `unless on (node) (up{job="${DCGM_JOB}"} == 1)`,
+      for: DCGM_MISSING_FOR,
+      labels: { severity: "warning" },
+      annotations: {
+        summary: "GPU node {{ $labels.node }} has no healthy dcgm-exporter: its GPU alerts are blind",
+        description:
+          `No dcgm-exporter target on this GPU node has been up for ${DCGM_MISSING_FOR}: GpuXidError, GpuTemperatureHigh and the GPU dashboard see nothing of it. ` +
+          "Runbook: kubectl -n <gpu-operator namespace> get pods -o wide | grep dcgm-exporter; check the operator's ClusterPolicy status and the exporter's logs.",
+      },
+    },
+  ];
+}
+
+/** The rule file (all groups) that the PrometheusRule carries and promtool checks. */
+export function alertRuleFile(inputs: AlertInputs): RuleFile {
   return {
     groups: [
-      { name: "triton", rules: tritonAlerts(t) },
-      { name: "gpu", rules: gpuAlerts(t) },
+      { name: "triton", rules: tritonAlerts(inputs) },
+      { name: "gpu", rules: [...gpuAlerts(inputs.thresholds, inputs.dcgmLabels), ...dcgmExporterAlerts()] },
     ],
   };
 }

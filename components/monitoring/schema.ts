@@ -3,11 +3,12 @@
 // direct caller of the component resolves through resolveMonitoringArgs, so both get the
 // same default from the same line.
 import * as v from "valibot";
-import type { ServingGroupRef } from "../contracts";
+import type { ServingGroupAlertRef } from "../contracts";
+import { DCGM_EXPORTER_BY_OPERATOR, dcgmLabels, type DcgmLabelNames } from "../upstream/dcgm";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../upstream/kube-prometheus-stack";
 import { PROMETHEUS_ADAPTER_CHART } from "../upstream/prometheus-adapter";
 import { alertingSettings } from "./alerting-schema";
-import { bool, doc, integer, list, number, parseSettings, pattern, pinnedVersion, quantity, section, str } from "../../lib/schema";
+import { bool, dnsLabel, doc, integer, list, number, oneOf, parseSettings, pattern, pinnedVersion, quantity, refined, section, str } from "../../lib/schema";
 
 /** Alert thresholds, in the units each key states (ms, ratios, °C, %, MiB/h). */
 export const alertThresholdsSettings = section({
@@ -107,8 +108,14 @@ export interface MonitoringReferences {
   readonly labels: Readonly<Record<string, string>>;
   /** Namespace the Triton serving groups (and their metrics Services) run in. */
   readonly servingNamespace: string;
-  /** Serving groups to scrape and to draw (from config; not from the serving component). At least one. */
-  readonly servingGroups: readonly ServingGroupRef[];
+  /** Serving groups to scrape, draw and alert on (their start-up budget and listed models). At least one. */
+  readonly servingGroups: readonly ServingGroupAlertRef[];
+  /** GPU Operator chart version (gpu.operator.version): dcgm-exporter's label names follow it. */
+  readonly gpuOperatorVersion: string;
+  /** Namespace of the GPU Operator (gpu.operator.namespace): the only one the DCGM scrape discovers. */
+  readonly gpuOperatorNamespace: string;
+  /** Zones of the cluster: HA Prometheus and Alertmanager replicas are spread one per zone (hard anti-affinity). */
+  readonly zoneCount: number;
   /**
    * StorageClass of the Prometheus and Alertmanager volumes (the storage component's class).
    * Required: EKS clusters created at 1.30 or later have no default class, so a claim without
@@ -123,31 +130,66 @@ export type MonitoringArgs = Readonly<MonitoringSettingsInput> & MonitoringRefer
 export interface ResolvedMonitoring extends MonitoringSettings, MonitoringReferences {
   /** 85 % of storageSize in Prometheus units (GB = GiB there). */
   readonly retentionSize: string;
+  /** dcgm-exporter's label names at gpuOperatorVersion. */
+  readonly dcgmLabels: DcgmLabelNames;
 }
+
+/** Keys of the DCGM label table (components/upstream/dcgm.ts), as a non-empty tuple. */
+const KNOWN_OPERATOR_VERSIONS = Object.keys(DCGM_EXPORTER_BY_OPERATOR) as [string, ...string[]];
 
 /**
  * What a direct caller's arguments are checked against: the settings, and the one rule of the
  * references (a ServiceMonitor that keeps no Service would scrape nothing, silently). The
  * other references are passed through.
  */
-const monitoringArgsSchema = section({
-  ...monitoringEntries,
-  servingGroups: list(v.object({ name: str(), canary: bool() }), { min: 1, what: "serving group" }),
-  // An empty storageClassName asks for a volume of no class: never provisioned dynamically.
-  storageClassName: str(),
-});
+const monitoringArgsSchema = refined(
+  section({
+    ...monitoringEntries,
+    servingGroups: list(
+      v.object({
+        name: str(),
+        canary: bool(),
+        modelLoadBudgetSeconds: integer({ min: 1 }),
+        tracks: list(v.object({ track: oneOf(["primary", "canary"]), models: list(str()) }), { min: 1, what: "track" }),
+      }),
+      { min: 1, what: "serving group" },
+    ),
+    // An empty storageClassName asks for a volume of no class: never provisioned dynamically.
+    storageClassName: str(),
+    // The label names of another operator release are unknown: dashboards and alerts would select nothing.
+    gpuOperatorVersion: oneOf(KNOWN_OPERATOR_VERSIONS),
+    gpuOperatorNamespace: dnsLabel,
+    zoneCount: integer({ min: 1 }),
+  }),
+  (s, ctx) => {
+    // HA replicas are spread one per zone (hard anti-affinity): one more than the zones never schedules.
+    if (s.prometheusReplicas > 1 && s.prometheusReplicas > s.zoneCount) {
+      ctx.addIssue({ path: ["prometheusReplicas"], message: `must be at most the number of zones (${s.zoneCount}): HA replicas run one per zone` });
+    }
+    if (s.alerting.enabled && s.alerting.replicas > 1 && s.alerting.replicas > s.zoneCount) {
+      ctx.addIssue({ path: ["alerting", "replicas"], message: `must be at most the number of zones (${s.zoneCount}): HA replicas run one per zone` });
+    }
+  },
+);
 
 /**
  * Resolve a direct caller's arguments through the schema: defaults applied once, every bad
  * argument reported together in one SettingsError naming the component.
  */
 export function resolveMonitoringArgs(args: MonitoringArgs, name = "monitoring"): ResolvedMonitoring {
-  const { labels, servingNamespace, servingGroups, storageClassName, ...settings } = args;
+  const { labels, servingNamespace, servingGroups, storageClassName, gpuOperatorVersion, gpuOperatorNamespace, zoneCount, ...settings } = args;
   const {
     servingGroups: _checked,
     storageClassName: _named,
+    gpuOperatorVersion: _version,
+    gpuOperatorNamespace: _namespace,
+    zoneCount: _zones,
     ...s
-  } = parseSettings(monitoringArgsSchema, { ...settings, servingGroups, storageClassName }, `invalid arguments of Monitoring "${name}"`);
+  } = parseSettings(
+    monitoringArgsSchema,
+    { ...settings, servingGroups, storageClassName, gpuOperatorVersion, gpuOperatorNamespace, zoneCount },
+    `invalid arguments of Monitoring "${name}"`,
+  );
   // storageSize matched /^[1-9][0-9]*Gi$/ above.
   const gi = Number(s.storageSize.slice(0, -"Gi".length));
   return {
@@ -156,7 +198,12 @@ export function resolveMonitoringArgs(args: MonitoringArgs, name = "monitoring")
     servingNamespace,
     servingGroups,
     storageClassName,
+    gpuOperatorVersion,
+    gpuOperatorNamespace,
+    zoneCount,
     // Leave 15 % headroom for the WAL and compaction; Prometheus counts GB as GiB.
     retentionSize: `${Math.max(1, Math.floor(gi * 0.85))}GB`,
+    // gpuOperatorVersion is one of the table's keys (checked above).
+    dcgmLabels: dcgmLabels(gpuOperatorVersion)!,
   };
 }

@@ -6,8 +6,11 @@
 //   GPU Operator chart (whose own ServiceMonitor default differs by chart version, so the
 //   GPU component leaves it off: DCGM_SCRAPED_BY_MONITORING), and its series carry the
 //   namespace/pod of the pod *using* the GPU. A ServiceMonitor always adds the exporter pod's
-//   own namespace/pod as target labels; here they go to exporter_* labels instead and
-//   honor_labels keeps the exporter's namespace/pod, so GPU series join Triton's by pod.
+//   own namespace/pod as target labels; here they go to exporter_* labels instead, so the
+//   exporter's namespace/pod reach Prometheus unchanged (no target label collides with them)
+//   and GPU series join Triton's by pod. Only the GPU Operator's namespace is discovered and
+//   honor_labels stays off: a Service of that name elsewhere, or an exporter writing job or
+//   instance, cannot feed series into the alerts.
 import { TRITON_METRICS_PORT_NAME, TRITON_METRICS_SERVICE_LABEL, tritonMetricsServiceName, TRITON_ALL_PODS, type Track } from "../contracts";
 import { DCGM_EXPORTER } from "../upstream/dcgm";
 import { K8S_SD, MONITORING_API_VERSION, regexLiteral, toOperatorRelabel, type RelabelConfig, type ScrapeConfig } from "../upstream/prometheus";
@@ -65,16 +68,14 @@ export function tritonServiceMonitor(r: ResolvedMonitoring, namespace: string) {
 }
 
 /** The DCGM exporter job (prometheusSpec.additionalScrapeConfigs). */
-export function dcgmScrapeConfig(r: Pick<ResolvedMonitoring, "scrapeInterval">): ScrapeConfig {
+export function dcgmScrapeConfig(r: Pick<ResolvedMonitoring, "scrapeInterval" | "gpuOperatorNamespace">): ScrapeConfig {
   return {
     job_name: DCGM_JOB,
     scrape_interval: r.scrapeInterval,
     metrics_path: "/metrics",
     scheme: "http",
-    // The exporter's own namespace/pod/container labels (the GPU-using pod) win over target labels.
-    honor_labels: true,
-    // All namespaces: the exporter lives in the GPU Operator's namespace, which that component owns.
-    kubernetes_sd_configs: [{ role: "endpoints" }],
+    // The GPU Operator's namespace only (the GPU component owns it): endpoints elsewhere are never targets.
+    kubernetes_sd_configs: [{ role: "endpoints", namespaces: { names: [r.gpuOperatorNamespace] } }],
     relabel_configs: [
       {
         source_labels: [K8S_SD.serviceName, K8S_SD.endpointPortName],
@@ -89,6 +90,6 @@ export function dcgmScrapeConfig(r: Pick<ResolvedMonitoring, "scrapeInterval">):
 }
 
 /** Every raw scrape job the stack adds to Prometheus. */
-export function additionalScrapeConfigs(r: Pick<ResolvedMonitoring, "scrapeInterval">): ScrapeConfig[] {
+export function additionalScrapeConfigs(r: Pick<ResolvedMonitoring, "scrapeInterval" | "gpuOperatorNamespace">): ScrapeConfig[] {
   return [dcgmScrapeConfig(r)];
 }

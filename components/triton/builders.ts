@@ -6,6 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import {
   GPU_RESOURCE,
   GPU_TOLERATION,
+  HPA_PENDING_METRIC,
   HPA_QUEUE_METRIC,
   NODE_LABEL_GPU_TYPE,
   TRITON_METRICS_PORT_NAME,
@@ -251,7 +252,18 @@ export function tritonPodDisruptionBudget(r: ResolvedTritonServer, track: Track)
   };
 }
 
-/** Autoscaler of the primary StatefulSet on the per-pod queue time (prometheus-adapter's HPA_QUEUE_METRIC). */
+/**
+ * Average requests per pod held without completing (HPA_PENDING_METRIC) above which the HPA adds
+ * pods: a few dynamic batches of a healthy pod stay well below it, a wedged pod (whose queue-time
+ * metric reads 0, since that grows only on success) passes it within seconds of traffic.
+ */
+export const HPA_PENDING_REQUESTS_PER_POD = 32;
+
+/**
+ * Autoscaler of the primary StatefulSet on the per-pod queue time (prometheus-adapter's
+ * HPA_QUEUE_METRIC) and the pending requests (HPA_PENDING_METRIC); the HPA follows whichever
+ * asks for more pods.
+ */
 export function tritonHorizontalPodAutoscaler(r: ResolvedTritonServer): Manifest<k8s.types.input.autoscaling.v2.HorizontalPodAutoscaler> {
   const primary = r.tracks[0];
   return {
@@ -266,6 +278,10 @@ export function tritonHorizontalPodAutoscaler(r: ResolvedTritonServer): Manifest
         {
           type: "Pods",
           pods: { metric: { name: HPA_QUEUE_METRIC }, target: { type: "AverageValue", averageValue: String(r.hpa.targetQueueUs) } },
+        },
+        {
+          type: "Pods",
+          pods: { metric: { name: HPA_PENDING_METRIC }, target: { type: "AverageValue", averageValue: String(HPA_PENDING_REQUESTS_PER_POD) } },
         },
       ],
       behavior: {

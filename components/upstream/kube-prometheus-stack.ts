@@ -44,6 +44,35 @@ export const KPS_CHART_LABELS = [
   "app.kubernetes.io/component",
 ] as const;
 
+/** Node label of a node's zone (well-known label): the HA replicas' anti-affinity topology. */
+export const ZONE_TOPOLOGY_KEY = "topology.kubernetes.io/zone";
+
+/**
+ * Components the chart scrapes (and alerts and draws) that EKS does not expose (values.yaml
+ * 88.1.5: `<component>.enabled` gates each one's Service, ServiceMonitor, rules and dashboard,
+ * templates/exporters/<c>/ and templates/prometheus/rules-1.14/ at kube-prometheus-stack-88.1.5):
+ * the scheduler, controller-manager and etcd run in the AWS-managed control plane, with no pod
+ * in kube-system to select, so their Down alerts would fire forever. kube-proxy runs as the EKS
+ * add-on DaemonSet but serves metrics on 127.0.0.1:10249 unless its add-on configuration is
+ * changed (aws/containers-roadmap#657), which this stack does not do; scraping it would page
+ * KubeProxyDown on every node.
+ */
+export const KPS_COMPONENTS_EKS_HIDES = ["kubeScheduler", "kubeControllerManager", "kubeEtcd", "kubeProxy"] as const;
+
+/**
+ * Spreading of an HA workload the chart runs (Prometheus, Alertmanager): one replica per zone,
+ * required (the chart's podAntiAffinity "hard" with a zone topology key), and a PDB keeping all
+ * but one up through a drain (podDisruptionBudget: its keys copied into the PDB's spec).
+ */
+function haValues(replicas: number) {
+  const ha = replicas > 1;
+  return {
+    spec: { podAntiAffinity: ha ? "hard" : "soft", podAntiAffinityTopologyKey: ZONE_TOPOLOGY_KEY },
+    // A single replica gets no PDB: minAvailable 1 of 1 would block every node drain.
+    pdb: ha ? { enabled: true, minAvailable: replicas - 1, unhealthyPodEvictionPolicy: "AlwaysAllow" } : { enabled: false },
+  };
+}
+
 export interface KubePrometheusStackInputs {
   /** The stack's labels; those the chart owns (KPS_CHART_LABELS) are left to the chart. */
   readonly commonLabels: Readonly<Record<string, string>>;
@@ -60,6 +89,10 @@ export interface KubePrometheusStackInputs {
   readonly additionalScrapeConfigs: ScrapeConfig[];
   readonly alertmanager: { enabled: boolean; replicas: number; storageSize: string };
   readonly grafanaAdminSecretName: string;
+  /** The release's namespace: Grafana's sidecar reads dashboards here only (namespaced RBAC). */
+  readonly namespace: string;
+  /** node-exporter's own namespace (Pod Security privileged), so the release namespace can enforce baseline. */
+  readonly nodeExporterNamespace: string;
 }
 
 // prometheus.prometheusSpec.storageSpec and alertmanager.alertmanagerSpec.storage take the same
@@ -76,11 +109,19 @@ function volumeClaimTemplate(size: string, storageClass: string) {
 
 /** The chart's values for this stack. */
 export function kubePrometheusStackValues(i: KubePrometheusStackInputs): Record<string, unknown> {
+  const prometheusHa = haValues(i.prometheusReplicas);
+  const alertmanagerHa = haValues(i.alertmanager.replicas);
   return {
     fullnameOverride: KPS_FULLNAME,
     commonLabels: labelsChartDoesNotOwn(i.commonLabels, KPS_CHART_LABELS),
+    ...Object.fromEntries(KPS_COMPONENTS_EKS_HIDES.map((c) => [c, { enabled: false }])),
+    // node-exporter needs hostNetwork/hostPID/hostPath (Pod Security privileged): in its own
+    // namespace, so the release namespace does not have to admit privileged pods.
+    "prometheus-node-exporter": { namespaceOverride: i.nodeExporterNamespace },
     prometheus: {
+      podDisruptionBudget: prometheusHa.pdb,
       prometheusSpec: {
+        ...prometheusHa.spec,
         scrapeInterval: i.scrapeInterval,
         evaluationInterval: i.evaluationInterval,
         retention: i.retention,
@@ -102,7 +143,9 @@ export function kubePrometheusStackValues(i: KubePrometheusStackInputs): Record<
     },
     alertmanager: {
       enabled: i.alertmanager.enabled,
+      podDisruptionBudget: alertmanagerHa.pdb,
       alertmanagerSpec: {
+        ...alertmanagerHa.spec,
         replicas: i.alertmanager.replicas,
         // Silences and notification state survive a restart (no re-paging after a reschedule).
         storage: { volumeClaimTemplate: volumeClaimTemplate(i.alertmanager.storageSize, i.storageClass) },
@@ -117,12 +160,17 @@ export function kubePrometheusStackValues(i: KubePrometheusStackInputs): Record<
         userKey: GRAFANA_ADMIN_SECRET_KEYS.user,
         passwordKey: GRAFANA_ADMIN_SECRET_KEYS.password,
       },
+      // A Role in the release namespace instead of a ClusterRole: the sidecars read ConfigMaps
+      // and Secrets of this namespace only (grafana 12.10.3 values.yaml rbac.namespaced).
+      rbac: { namespaced: true },
       sidecar: {
         dashboards: {
           enabled: true,
           label: GRAFANA_DASHBOARD_LABEL.key,
           labelValue: GRAFANA_DASHBOARD_LABEL.value,
-          searchNamespace: "ALL",
+          // Every dashboard (the chart's and the stack's) is a ConfigMap of the release namespace;
+          // the chart's "ALL" would need cluster-wide read of Secrets.
+          searchNamespace: i.namespace,
         },
       },
     },

@@ -285,7 +285,7 @@ export function tritonServerArgs(o: TritonServerOptions): string[] {
     "--http-port=8000",
     "--grpc-port=8001",
     "--allow-metrics=true",
-    "--allow-gpu-metrics=true",
+    "--allow-gpu-metrics=false", // dcgm-exporter runs on every GPU node: no second, embedded DCGM per pod (server#7851)
     "--metrics-port=8002",
     // quantile summaries: tail latency for alerts (no histograms exist by default).
     "--metrics-config=summary_latencies=true",
