@@ -36,6 +36,12 @@ describe("Cluster Autoscaler", () => {
       }
       assert.equal(problemsOf(() => resolveClusterAutoscalerArgs({ ...base, version: "^9.59.0" }))[0].key, "version");
       assert.equal(problemsOf(() => resolveClusterAutoscalerArgs({ ...base, replicas: 0 }))[0].key, "replicas");
+      for (const imageTag of ["latest", "1.33.0", "v1.33"]) {
+        assert.deepEqual(
+          problemsOf(() => resolveClusterAutoscalerArgs({ ...base, imageTag })),
+          [{ key: "imageTag", rule: "must be an autoscaler release tag such as v1.35.0" }],
+        );
+      }
       assert.equal(problemsOf(() => resolveClusterAutoscalerArgs({ ...base, replica: 2 } as never))[0].key, "replica");
     });
 
@@ -57,6 +63,11 @@ describe("Cluster Autoscaler", () => {
     it("discovers the cluster's node groups by the EKS tags and runs on AWS in the stack's region", () => {
       assert.deepEqual([v.cloudProvider, v.awsRegion, v.autoDiscovery], ["aws", "us-east-1", { clusterName: "ml-prod" }]);
       assert.equal(v.autoscalingGroups, undefined, "no --nodes beside auto-discovery (the README: they conflict)");
+    });
+    it("states the image tag: the chart's v1.35.0 by default, the cluster's minor when set", () => {
+      assert.deepEqual(v.image, { tag: "v1.35.0" });
+      const older = autoscalerValues(resolveClusterAutoscalerArgs({ ...base, imageTag: "v1.33.6" }), "arn") as any;
+      assert.deepEqual(older.image, { tag: "v1.33.6" });
     });
     it("balances similar groups, picks the least waste, keeps skip-nodes-with-system-pods at its default", () => {
       assert.deepEqual(v.extraArgs, { expander: "least-waste", "balance-similar-node-groups": true });

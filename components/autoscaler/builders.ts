@@ -132,6 +132,8 @@ export function autoscalerValues(r: ResolvedClusterAutoscalerArgs, roleArn: pulu
     // (the chart's default autoDiscovery.tags): the tags EKS puts on every managed node group's ASG.
     autoDiscovery: { clusterName: r.clusterName },
     fullnameOverride: AUTOSCALER_FULLNAME,
+    // Stated, not left to the chart: the autoscaler's minor should be the cluster's (autoscaler.imageTag).
+    image: { tag: r.imageTag },
     replicaCount: r.replicas,
     rbac: {
       serviceAccount: {

@@ -4,8 +4,8 @@
 // (two replicas in prod) lives in config/cross-section.ts.
 import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
-import { CLUSTER_AUTOSCALER_CHART, EXPANDERS_USABLE_ON_AWS, PRICE_EXPANDER_UNSUPPORTED } from "../upstream/cluster-autoscaler";
-import { bool, dnsLabel, doc, integer, oneOf, parseSettings, pinnedVersion, section, type DeepReadonly } from "../../lib/schema";
+import { CLUSTER_AUTOSCALER_CHART, CLUSTER_AUTOSCALER_IMAGE_TAG, EXPANDERS_USABLE_ON_AWS, PRICE_EXPANDER_UNSUPPORTED } from "../upstream/cluster-autoscaler";
+import { bool, dnsLabel, doc, integer, oneOf, parseSettings, pattern, pinnedVersion, section, type DeepReadonly } from "../../lib/schema";
 
 const autoscalerEntries = {
   enabled: doc(
@@ -17,7 +17,13 @@ const autoscalerEntries = {
   version: doc(
     v.optional(pinnedVersion, CLUSTER_AUTOSCALER_CHART.version),
     `Exact cluster-autoscaler chart version (${CLUSTER_AUTOSCALER_CHART.repo}); its values are checked against that version's values.yaml. ` +
-      "Chart 9.59.0 runs autoscaler v1.35.0, which upstream supports with Kubernetes 1.35.",
+      "Chart 9.59.0 runs autoscaler v1.35.0 unless imageTag says otherwise.",
+  ),
+  imageTag: doc(
+    v.optional(pattern(/^v1\.\d+\.\d+$/, "must be an autoscaler release tag such as v1.35.0"), CLUSTER_AUTOSCALER_IMAGE_TAG),
+    "Tag of the registry.k8s.io/autoscaling/cluster-autoscaler image. Upstream recommends the autoscaler minor that matches the " +
+      "cluster's Kubernetes minor, at its latest patch (cluster-autoscaler/README.md, Releases): v1.33.x for a 1.33 cluster. Its Releases " +
+      "table lists chart 9.47.0+ for 1.33 and 9.51.0+ for 1.34, so this chart runs those too.",
   ),
   namespace: doc(
     v.optional(dnsLabel, "kube-system"),

@@ -17,7 +17,12 @@ export const CLUSTER_AUTOSCALER_CHART = {
   version: "9.59.0",
 } as const;
 
-/** The image chart 9.59.0 runs by default (values.yaml image.tag; the chart's appVersion 1.35.0). */
+/**
+ * The image chart 9.59.0 runs by default (values.yaml image.tag; the chart's appVersion 1.35.0).
+ * Upstream "recommend[s] using Cluster Autoscaler with the Kubernetes control plane version for
+ * which it was meant" (cluster-autoscaler/README.md, Releases, at cluster-autoscaler-1.35.0), i.e.
+ * the same minor, latest patch; its table pairs Kubernetes 1.33 with chart 9.47.0+, 1.34 with 9.51.0+.
+ */
 export const CLUSTER_AUTOSCALER_IMAGE_TAG = "v1.35.0";
 
 /**
