@@ -5,8 +5,10 @@ import { Cluster } from "./components/cluster";
 import { ServingNamespace } from "./components/namespace";
 import { standardLabels, standardTags } from "./components/naming";
 import { GpuNodeGroup, GpuOperator, hostSoftwareOf } from "./components/gpu";
+import { gpuInstanceType } from "./components/upstream/ec2-gpu-instances";
 import { ModelRepository } from "./components/model-repository";
 import { ClusterStorage } from "./components/storage";
+import { ClusterAutoscaler } from "./components/autoscaler";
 import { Monitoring } from "./components/monitoring";
 import { PROMETHEUS_PODS, type ServingGroupRef } from "./components/contracts";
 import { Firewall } from "./components/firewall";
@@ -38,6 +40,9 @@ const gpuNodes = new GpuNodeGroup(
     amiType: config.gpu.amiType,
     instanceTypes: config.gpu.instanceTypes,
     gpuType: config.gpu.gpuType,
+    // The autoscaler's node template for a group at zero: the fewest GPUs among its instance
+    // types (loadConfig has refused unknown types already, so each one is in the facts table).
+    gpusPerNode: Math.min(...config.gpu.instanceTypes.map((t) => gpuInstanceType(t)?.gpus ?? 1)),
     scaling: config.gpu.scaling,
     rootVolumeGiB: config.gpu.rootVolumeGiB,
     maxUnavailable: config.gpu.maxUnavailable,
@@ -54,9 +59,20 @@ const gpuOperator = new GpuOperator(
     host: hostSoftwareOf(config.gpu.amiType),
     serviceMonitor: config.gpu.operator.serviceMonitor,
   },
-  // After the nodes: the release waits for its operands, which run only on GPU nodes.
+  // After the nodes. Helm waits for the chart's own objects only, not for the operands the
+  // operator starts on the GPU nodes (ClusterPolicy status is not awaited; components/gpu/builders.ts).
   { provider: cluster.k8s, dependsOn: [gpuNodes] },
 );
+
+// The Cluster Autoscaler owns the GPU node group's desired size between its min and max (the
+// node group ignores desiredSize after creation); it discovers the group by the tags EKS sets.
+const autoscaler = config.autoscaler.enabled
+  ? new ClusterAutoscaler(
+      "cluster-autoscaler",
+      { ...config.autoscaler, clusterName: config.cluster.name, region: config.region, oidcIssuerUrl: cluster.oidcIssuerUrl, labels },
+      { providers: [cluster.aws, cluster.k8s], dependsOn: [gpuNodes] },
+    )
+  : undefined;
 
 // Model repository (S3 + IRSA, or EFS): what the serving groups read their models from.
 const modelRepository = new ModelRepository(
@@ -179,6 +195,8 @@ export const gpuNodeRoleArn = gpuNodes.nodeRoleArn;
 export const gpuNodeLabels = gpuNodes.labels;
 export const gpuNodeTaint = gpuNodes.taint;
 export const gpuOperatorNamespace = gpuOperator.namespace.metadata.name;
+// null when autoscaler.enabled is false.
+export const clusterAutoscalerRoleArn = autoscaler?.roleArn ?? null;
 export const modelRepositoryUri = modelRepository.uri;
 // Backend-specific details (absent keys are simply not exported).
 export const modelRepositoryDetails = {

@@ -103,6 +103,18 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
     },
   },
   {
+    key: "autoscaler.replicas",
+    doc: "must be at least 2 in prod (when autoscaler.enabled)",
+    check: (cfg, ctx) => {
+      if (cfg.environment === "prod" && cfg.autoscaler.enabled && cfg.autoscaler.replicas < 2) {
+        ctx.addIssue({
+          path: ["autoscaler", "replicas"],
+          message: "must be at least 2 in prod (a standby takes over the leader's lease, so node scaling survives a drained or lost node)",
+        });
+      }
+    },
+  },
+  {
     key: "triton.groups[].image",
     doc: "its CUDA version must run on the driver branch of gpu.amiType (primary and canary images)",
     check: (cfg, ctx) => {

@@ -9,6 +9,7 @@ import { modelRepositorySettings } from "../components/model-repository/schema";
 import { gatewaySettings } from "../components/gateway/schema";
 import { tritonSection } from "../components/triton/schema";
 import { storageSettings } from "../components/storage/schema";
+import { autoscalerSettings } from "../components/autoscaler/schema";
 import { CROSS_SECTION_RULES } from "./cross-section";
 
 export { ENVIRONMENTS } from "../components/cluster/schema";
@@ -19,6 +20,7 @@ export const sections = {
   tags: tagsSetting,
   triton: tritonSection,
   gpu: gpuSettings,
+  autoscaler: v.optional(autoscalerSettings, {}),
   modelRepository: modelRepositorySettings,
   storage: v.optional(storageSettings, {}),
   /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
@@ -50,6 +52,7 @@ export const SECTION_PAGES: Record<keyof typeof sections, string> = {
   tags: "",
   triton: "docs/triton-serving.md",
   gpu: "docs/gpu-nodes.md",
+  autoscaler: "docs/autoscaler.md",
   modelRepository: "docs/model-repository.md",
   storage: "docs/storage.md",
   monitoring: "docs/monitoring.md",

@@ -40,6 +40,12 @@ const FREE_FORM: Record<string, Record<string, string>> = {
     customLabels: "a labels map the chart adds to every object (values.yaml: 'Additional labels to add to all resources')",
   },
   "gpu-operator": {},
+  "cluster-autoscaler": {
+    affinity: "a Kubernetes Affinity, copied into the pod spec with toYaml (values.yaml: 'Affinity for pod assignment')",
+    extraArgs: "a map the chart renders as --<key>=<value> flags of the autoscaler (templates/deployment.yaml range over extraArgs)",
+    "rbac.serviceAccount.annotations": "an annotations map copied onto the ServiceAccount (values.yaml: 'Additional Service Account annotations')",
+    resources: "a Kubernetes ResourceRequirements, copied into the container with toYaml",
+  },
   "aws-efs-csi-driver": {},
   grafana: {},
   "kube-state-metrics": {},
@@ -212,9 +218,9 @@ describe("Helm values match the charts' values files", () => {
     releases = await plannedReleases();
   });
 
-  it("plans every chart the stack installs, the EFS CSI driver included (staging's backend)", () => {
+  it("plans every chart the stack installs, the EFS CSI driver (staging's backend) and the Cluster Autoscaler included", () => {
     const charts = new Set(releases.map((r) => r.release.props.chart));
-    for (const c of ["kube-prometheus-stack", "prometheus-adapter", "gpu-operator", "aws-efs-csi-driver"]) assert.ok(charts.has(c), c);
+    for (const c of ["kube-prometheus-stack", "prometheus-adapter", "gpu-operator", "aws-efs-csi-driver", "cluster-autoscaler"]) assert.ok(charts.has(c), c);
   });
 
   it("every key path a release sets exists in its chart's values.yaml with the same type", () => {

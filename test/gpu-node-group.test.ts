@@ -30,7 +30,8 @@ describe("GPU node group", () => {
       it("is tainted nvidia.com/gpu NO_SCHEDULE and labelled with role and GPU type", async () => {
         const ng = one((await plan(stack)).resources, NG);
         assert.deepEqual(ng.props.taints, [{ key: "nvidia.com/gpu", value: "true", effect: "NO_SCHEDULE" }]);
-        assert.deepEqual(ng.props.labels, { [NODE_LABEL_ROLE]: "gpu", [NODE_LABEL_GPU_TYPE]: want.gpuType });
+        // And the Cluster Autoscaler's GPU label (components/upstream/cluster-autoscaler.ts GPU_NODE_LABEL).
+        assert.deepEqual(ng.props.labels, { [NODE_LABEL_ROLE]: "gpu", [NODE_LABEL_GPU_TYPE]: want.gpuType, "k8s.amazonaws.com/accelerator": want.gpuType });
       });
 
       it("spans one private subnet per configured zone", async () => {

@@ -1,6 +1,8 @@
 // The GPU Operator installs only what the node image lacks, tolerates the GPU taint everywhere,
 // and sets the dcgm-exporter ServiceMonitor explicitly.
 import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { GPU_TOLERATION } from "../components/contracts";
 import { gpuOperatorRelease, gpuOperatorValues, hostSoftwareOf, resolveGpuOperatorArgs, type GpuOperatorArgs } from "../components/gpu";
 import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
@@ -8,9 +10,10 @@ import { sections } from "../config/schema";
 import { checkSettings } from "../lib/schema";
 import { isSettingsError } from "../lib/errors";
 import { GPU_AMI_TYPE_NAMES } from "../components/upstream/eks";
-import { plan, ofType } from "./helpers";
+import { CLUSTER_POLICY_READINESS } from "../components/upstream/gpu-operator";
+import { plan, ofType, ROOT } from "./helpers";
 
-const base: GpuOperatorArgs = { version: "v25.10.1", labels: {}, host: hostSoftwareOf("AL2023_x86_64_NVIDIA") };
+const base: GpuOperatorArgs = { version: "v26.7.0", labels: {}, host: hostSoftwareOf("AL2023_x86_64_NVIDIA") };
 const values = (a: Partial<GpuOperatorArgs>) => gpuOperatorValues(resolveGpuOperatorArgs({ ...base, ...a })) as any;
 const tol = { key: GPU_TOLERATION.key, operator: GPU_TOLERATION.operator, effect: GPU_TOLERATION.effect };
 
@@ -65,7 +68,7 @@ describe("GPU Operator values", () => {
 
   it("a direct caller gets the stack config's defaults: no second dcgm-exporter scrape, namespace gpu-operator", () => {
     // A stack's gpu section that sets neither key.
-    const parsed = checkSettings(sections.gpu, { instanceTypes: ["g5.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v25.10.1" } });
+    const parsed = checkSettings(sections.gpu, { instanceTypes: ["g5.xlarge"], scaling: { min: 1, desired: 1, max: 1 }, operator: { version: "v26.7.0" } });
     assert.ok(parsed.success);
     const stackGpu = parsed.output.operator;
     const direct = resolveGpuOperatorArgs(base);
@@ -75,7 +78,22 @@ describe("GPU Operator values", () => {
     // What GpuOperator hands to the Helm release.
     const rel = gpuOperatorRelease(direct, direct.namespace) as any;
     assert.equal(rel.values.dcgmExporter.serviceMonitor.enabled, false);
-    assert.deepEqual([rel.name, rel.chart, rel.version, rel.atomic, rel.timeout], ["gpu-operator", "gpu-operator", "v25.10.1", true, 900]);
+    assert.deepEqual([rel.name, rel.chart, rel.version, rel.atomic, rel.timeout], ["gpu-operator", "gpu-operator", "v26.7.0", true, 900]);
+  });
+
+  it("CDI is set explicitly (on, the default of the chart versions the stack has run), whatever the host ships", () => {
+    for (const t of GPU_AMI_TYPE_NAMES) assert.deepEqual(values({ host: hostSoftwareOf(t) }).cdi, { enabled: true }, t);
+    assert.deepEqual(values({ host: { driver: false, toolkit: false, devicePlugin: false }, driverVersion: "580.105.08" }).cdi, { enabled: true });
+  });
+
+  it("the release's comment and the docs do not claim that atomic waits for the operands", () => {
+    // atomic only covers the chart's own objects; the operands' readiness (ClusterPolicy status) is not awaited.
+    const src = fs.readFileSync(path.join(ROOT, "components", "gpu", "builders.ts"), "utf8");
+    assert.match(src, /does NOT wait for the operands/);
+    assert.doesNotMatch(src, /rolls back instead of leaving GPU nodes without a device plugin/);
+    const docs = fs.readFileSync(path.join(ROOT, "docs", "gpu-nodes.md"), "utf8");
+    assert.match(docs, /not awaited/);
+    assert.equal(CLUSTER_POLICY_READINESS.ready, "ready");
   });
 
   it("operator, operand DaemonSets and NFD worker tolerate the GPU taint", () => {
@@ -90,7 +108,7 @@ describe("GPU Operator values", () => {
     const rels = ofType(p.resources, "kubernetes:helm.sh/v3:Release").filter((r) => r.props.chart === "gpu-operator");
     assert.equal(rels.length, 1);
     const rel = rels[0];
-    assert.equal(rel.props.version, "v25.10.1");
+    assert.equal(rel.props.version, "v26.7.0");
     assert.equal(rel.props.repositoryOpts.repo, "https://helm.ngc.nvidia.com/nvidia");
     assert.equal(rel.props.namespace, "gpu-operator");
     assert.equal(rel.props.values.driver.enabled, false);

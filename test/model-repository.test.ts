@@ -159,7 +159,7 @@ describe("model repository", () => {
       );
       assert.equal(ofType(p.resources, "aws:s3/bucket:Bucket").length, 0);
       assert.equal(ofType(p.resources, "aws:kms/key:Key").length, 0, "the given key is used");
-      const doc = parse(one(p.resources, "aws:iam/rolePolicy:RolePolicy").props.policy);
+      const doc = parse(one(p.resources, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader").props.policy);
       assert.deepEqual(resourcesOf(doc), [
         "arn:aws:s3:::shared-models.example",
         "arn:aws:s3:::shared-models.example",

@@ -330,6 +330,13 @@ export const MUTATIONS: Mutation[] = [
       ng.props.tags["triton-platform:zones"] = "us-east-1a us-east-1b";
     },
   },
+  {
+    rule: "autoscaler-present-for-scaling-node-groups",
+    breaks: "removes the Cluster Autoscaler release while the GPU node group may grow from 3 to 9",
+    mutate: (rs) => {
+      rs.splice(rs.indexOf(first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "cluster-autoscaler")), 1);
+    },
+  },
 ];
 
 function runPolicy(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {

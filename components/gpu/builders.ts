@@ -9,10 +9,20 @@ import type { GetSubnetsOutputArgs } from "@pulumi/aws/ec2/getSubnets";
 import type { RoleArgs } from "@pulumi/aws/iam/role";
 import type { NodeGroupArgs } from "@pulumi/aws/eks/nodeGroup";
 import type { ReleaseArgs } from "@pulumi/kubernetes/helm/v3";
-import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, GPU_TOLERATION, NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../contracts";
+import {
+  GPU_RESOURCE,
+  GPU_TAINT,
+  GPU_TAINT_EKS_EFFECT,
+  GPU_TOLERATION,
+  NODE_GROUP_ZONES_TAG,
+  NODE_LABEL_GPU_TYPE,
+  NODE_LABEL_ROLE,
+  NODE_ROLE_GPU,
+} from "../contracts";
 import { GPU_AMI_TYPES, PRIVATE_SUBNET_TAG, WORKER_NODE_MANAGED_POLICIES, awsPartition, managedPolicyArn } from "../upstream/eks";
 import type { GpuAmiType, GpuAmiTypeName } from "../upstream/eks";
 import { IAM_POLICY_VERSION } from "../upstream/aws-iam";
+import { GPU_NODE_LABEL, NODE_TEMPLATE_TAG } from "../upstream/cluster-autoscaler";
 import { GPU_OPERATOR_CHART, gpuOperatorChartValues, type GpuOperatorIntent } from "../upstream/gpu-operator";
 import { helmRelease } from "../helm";
 import { gpuUserData } from "./user-data";
@@ -129,7 +139,7 @@ export function gpuNodeGroupArgs(
     capacityType: "ON_DEMAND",
     instanceTypes: [...r.instanceTypes],
     scalingConfig: { minSize: r.scaling.min, desiredSize: r.scaling.desired, maxSize: r.scaling.max },
-    labels: gpuNodeLabels(r.gpuType),
+    labels: gpuNodeGroupLabels(r.gpuType),
     // Only pods that tolerate the taint (Triton, GPU Operator operands) use the expensive nodes.
     taints: [gpuNodeTaintEks()],
     launchTemplate: refs.launchTemplate,
@@ -141,6 +151,45 @@ export function gpuNodeGroupArgs(
     // The zones the nodes can run in, for policy gpu-nodes-span-zones (the API records only subnet ids).
     tags: { [NODE_GROUP_ZONES_TAG]: refs.zones },
   };
+}
+
+/**
+ * Labels the node group gives its nodes: the ones Triton selects on, and the Cluster
+ * Autoscaler's GPU label, so that a GPU node whose device plugin has not yet advertised
+ * nvidia.com/gpu counts as not ready rather than as a node without GPUs (no second scale-up).
+ */
+export function gpuNodeGroupLabels(gpuType: string): Record<string, string> {
+  return { ...gpuNodeLabels(gpuType), [GPU_NODE_LABEL]: gpuType };
+}
+
+/** A tag on the node group's Auto Scaling group. */
+export interface AsgTag {
+  readonly key: string;
+  readonly value: string;
+}
+
+/**
+ * Node-template tags for the Cluster Autoscaler on the node group's Auto Scaling group: what a new
+ * node of the group will look like when there is none to copy (the group at zero, or after an
+ * autoscaler restart). The AWS provider reads labels, taints and resources from these ASG tags
+ * (components/upstream/cluster-autoscaler.ts). For a managed node group it also asks EKS
+ * (eks:DescribeNodegroup) for the group's labels and taints, but EKS copies neither onto the ASG,
+ * and that call fails where the cluster's VPC has no route to the EKS API (the upstream README's
+ * note on private clusters); these tags keep scale-from-zero working without it. The GPU count
+ * is tagged when the caller knows it; otherwise the autoscaler takes it from the instance type
+ * (ec2:DescribeInstanceTypes). Not propagated to instances: they are for the autoscaler.
+ */
+export function autoscalerNodeTemplateTags(gpuType: string, gpusPerNode?: number): AsgTag[] {
+  const labels = Object.entries(gpuNodeGroupLabels(gpuType)).map(([k, v]) => ({ key: NODE_TEMPLATE_TAG.label(k), value: v }));
+  // The Kubernetes effect spelling: the autoscaler ignores a taint tag whose value is not <value>:<NoSchedule|NoExecute|PreferNoSchedule>.
+  const taint = { key: NODE_TEMPLATE_TAG.taint(GPU_TAINT.key), value: `${GPU_TAINT.value}:${GPU_TAINT.effect}` };
+  const gpus = gpusPerNode === undefined ? [] : [{ key: NODE_TEMPLATE_TAG.resource(GPU_RESOURCE), value: String(gpusPerNode) }];
+  return [...labels, taint, ...gpus];
+}
+
+/** A Pulumi resource name for an ASG tag key: `<node group>-asg-<key with / . : as ->`. */
+export function asgTagResourceName(nodeGroupName: string, key: string): string {
+  return `${nodeGroupName}-asg-${key.replace(/^k8s\.io\/cluster-autoscaler\/node-template\//, "").replace(/[/.:]+/g, "-")}`;
 }
 
 /** Value of NODE_GROUP_ZONES_TAG: the distinct zones, sorted, space separated (AWS tag values allow no commas). */
@@ -163,6 +212,8 @@ export function gpuOperatorIntent(r: ResolvedGpuOperatorArgs): GpuOperatorIntent
     driver: r.host.driver ? { enabled: false } : { enabled: true, version: r.driverVersion },
     toolkit: !r.host.toolkit,
     devicePlugin: !r.host.devicePlugin,
+    // CDI on: the chart default of v25.10.1 and v26.7.0 alike, i.e. what the stack already ran with, now stated.
+    cdi: true,
     // Set explicitly: the chart's default for serviceMonitor differs between versions.
     dcgmExporter: { enabled: true, serviceMonitor: r.serviceMonitor },
     // Every operand must run on the tainted GPU nodes, or the node never advertises nvidia.com/gpu.
@@ -197,7 +248,12 @@ export function gpuOperatorRelease(r: ResolvedGpuOperatorArgs, namespace: pulumi
     version: r.version,
     namespace,
     values: gpuOperatorValues(r),
-    // A failed upgrade rolls back instead of leaving GPU nodes without a device plugin.
+    // atomic: Helm waits for the objects the chart renders (the operator Deployment, NFD, the
+    // ClusterPolicy object) and rolls those back when they fail. It does NOT wait for the operands
+    // (device plugin, validators, dcgm-exporter): the operator creates those DaemonSets later, and
+    // this stack does not await the ClusterPolicy's status.state = "ready" (CLUSTER_POLICY_READINESS)
+    // either. A release that applied can still leave GPU nodes without nvidia.com/gpu: check
+    // `kubectl get clusterpolicies.nvidia.com cluster-policy -o jsonpath='{.status.state}'`.
     atomic: true,
     timeout: 900,
   });

@@ -10,10 +10,13 @@ import { getSubnetsOutput } from "@pulumi/aws/ec2/getSubnets";
 import { getSubnet } from "@pulumi/aws/ec2/getSubnet";
 import { Role } from "@pulumi/aws/iam/role";
 import { RolePolicyAttachment } from "@pulumi/aws/iam/rolePolicyAttachment";
+import { Tag } from "@pulumi/aws/autoscaling/tag";
 import { GPU_TAINT, GPU_TOLERATION, type GpuNodesRef } from "../contracts";
 import { PRIVATE_SUBNET_TAG } from "../upstream/eks";
 import { resolveGpuNodeGroupArgs, type GpuNodeGroupArgs } from "./schema";
 import {
+  asgTagResourceName,
+  autoscalerNodeTemplateTags,
   gpuLaunchTemplateArgs,
   gpuNodeGroupArgs,
   gpuNodeLabels,
@@ -29,6 +32,8 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
   readonly launchTemplate: LaunchTemplate;
   readonly securityGroup: SecurityGroup;
   readonly role: Role;
+  /** Cluster Autoscaler node-template tags on the node group's Auto Scaling group. */
+  readonly asgTags: Tag[];
   /** Dedicated security group of the GPU nodes: other components add ingress rules to it. */
   readonly securityGroupId: pulumi.Output<string>;
   readonly nodeRoleArn: pulumi.Output<string>;
@@ -83,6 +88,17 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
         // A cluster autoscaler owns the desired size once the group exists.
         ignoreChanges: ["scalingConfig.desiredSize"],
       },
+    );
+
+    // EKS creates one Auto Scaling group per managed node group and copies none of the node
+    // group's tags, labels or taints onto it: the autoscaler's node-template tags go on it here.
+    const asgName = this.nodeGroup.resources.apply((rs) => {
+      const n = rs?.[0]?.autoscalingGroups?.[0]?.name;
+      if (n === undefined) throw new Error(`node group ${name} reports no Auto Scaling group (resources.autoscalingGroups)`);
+      return n;
+    });
+    this.asgTags = autoscalerNodeTemplateTags(r.gpuType, r.gpusPerNode).map(
+      (t) => new Tag(asgTagResourceName(name, t.key), { autoscalingGroupName: asgName, tag: { ...t, propagateAtLaunch: false } }, { parent: this }),
     );
 
     this.securityGroupId = this.securityGroup.id;

@@ -82,6 +82,12 @@ const nodeGroupArgsEntries = {
     v.optional(v.pipe(v.number(HOP_LIMIT_RULE), v.integer(HOP_LIMIT_RULE), v.minValue(1, HOP_LIMIT_RULE), v.maxValue(2, HOP_LIMIT_RULE)), 2),
     "IMDSv2 PUT response hop limit of the launch template: 2 lets pods on the node network reach IMDSv2 through one extra hop.",
   ),
+  gpusPerNode: doc(
+    v.optional(integer({ min: 1 })),
+    "GPUs of one node of the instance types, tagged on the Auto Scaling group for the Cluster Autoscaler's scale-from-zero " +
+      "(k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu).",
+    { default: "untagged: the autoscaler reads the instance type's GPU count from EC2 (ec2:DescribeInstanceTypes)" },
+  ),
   zones: doc(
     list(str()),
     "Availability zones to spread the nodes over: the private subnets of the cluster VPC in them are looked up. " + "At least one unless subnetIds are given.",
@@ -163,7 +169,7 @@ export function resolveGpuNodeGroupArgs(args: GpuNodeGroupArgs, name?: string): 
 // ---- GPU Operator ------------------------------------------------------------------------
 /** Keys of the operator that the stack file's `gpu.operator` and a direct caller set alike. */
 const operatorEntries = {
-  version: doc(pinnedVersion, "Exact gpu-operator chart version, e.g. v25.10.1 (NVIDIA's Helm repository https://helm.ngc.nvidia.com/nvidia)."),
+  version: doc(pinnedVersion, "Exact gpu-operator chart version, e.g. v26.7.0 (NVIDIA's Helm repository https://helm.ngc.nvidia.com/nvidia)."),
   namespace: doc(
     v.optional(dnsLabel, "gpu-operator"),
     "Namespace the operator and its operands run in (Pod Security level privileged: the operands mount host paths).",

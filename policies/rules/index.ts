@@ -1,6 +1,7 @@
 // All rules of the pack. A rule lives in the file of the domain it protects
 // (policies/rules/<domain>.ts, its `domain` field), as a named export; the pack's entry file,
 // the offline planner and the docs script all read this list, so all run the same rules.
+import { autoscalerRules } from "./autoscaler";
 import { firewallRules } from "./firewall";
 import { foundationRules } from "./foundation";
 import { gatewayRules } from "./gateway";
@@ -15,6 +16,7 @@ export type { Finding, Rule } from "./rule";
 export const rules: Rule[] = [
   ...foundationRules,
   ...gpuNodeRules,
+  ...autoscalerRules,
   ...modelRepositoryRules,
   ...monitoringRules,
   ...tritonRules,

@@ -84,7 +84,7 @@ const VALUES: Record<Shape, StackValues> = {
       rootVolumeGiB: 100,
       maxUnavailable: 1,
       operator: {
-        version: "v25.10.1",
+        version: "v26.7.0",
       },
     },
     "triton-platform:modelRepository": {
@@ -175,7 +175,7 @@ const VALUES: Record<Shape, StackValues> = {
       rootVolumeGiB: 200,
       maxUnavailable: 1,
       operator: {
-        version: "v25.10.1",
+        version: "v26.7.0",
       },
     },
     "triton-platform:modelRepository": {
@@ -286,8 +286,11 @@ const VALUES: Record<Shape, StackValues> = {
       rootVolumeGiB: 300,
       maxUnavailable: 1,
       operator: {
-        version: "v25.10.1",
+        version: "v26.7.0",
       },
+    },
+    "triton-platform:autoscaler": {
+      replicas: 2,
     },
     "triton-platform:modelRepository": {
       backend: "s3",
@@ -355,19 +358,21 @@ const VALUES: Record<Shape, StackValues> = {
 
 /** The enforcement levels of each shape (the --policy-pack-config format). */
 const LEVELS: Record<Shape, Levels> = {
-  dev: { all: "advisory" },
+  dev: { all: "advisory", "autoscaler-present-for-scaling-node-groups": "advisory" },
   staging: {
     all: "mandatory",
     "gateway-mirror-percent-within-max": { maxPercent: 50 },
     "gateway-canary-mirrored": "advisory",
     "triton-min-replicas": { environments: ["staging"], minReplicas: 2 },
     "gpu-nodes-span-zones": { environments: ["staging"], minZones: 2 },
+    "autoscaler-present-for-scaling-node-groups": "mandatory",
   },
   prod: {
     all: "mandatory",
     "gateway-mirror-percent-within-max": { maxPercent: 25 },
     "triton-min-replicas": { environments: ["prod"], minReplicas: 3 },
     "gpu-nodes-span-zones": { environments: ["prod"], minZones: 3 },
+    "autoscaler-present-for-scaling-node-groups": "mandatory",
   },
 };
 

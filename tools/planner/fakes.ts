@@ -97,7 +97,11 @@ export function computedOutputs(type: string, name: string, inputs: Record<strin
       out.arn = `arn:aws:iam::${FAKE_ACCOUNT_ID}:role/${out.name}`;
     }
     if (type === "aws:ec2/launchTemplate:LaunchTemplate") out.latestVersion = 1;
-    if (type === "aws:eks/nodeGroup:NodeGroup") out.nodeGroupName = inputs.nodeGroupName ?? `${name}-0000000`;
+    if (type === "aws:eks/nodeGroup:NodeGroup") {
+      out.nodeGroupName = inputs.nodeGroupName ?? `${name}-0000000`;
+      // EKS names the node group's Auto Scaling group eks-<node group name>-<uuid>.
+      out.resources = [{ autoscalingGroups: [{ name: `eks-${out.nodeGroupName}-00000000-0000-4000-8000-000000000000` }], remoteAccessSecurityGroupId: "" }];
+    }
     if (type === "aws:kms/key:Key") {
       Object.assign(out, {
         keyId: "00000000-0000-4000-8000-000000000000",
