@@ -97,8 +97,11 @@ export const EC2_ON_DEMAND_USD_PER_HOUR: Readonly<Record<string, Readonly<Partia
 
 /** The on-demand price of an instance type in a region, USD per hour; undefined when the table has none. */
 export function onDemandHourlyUsd(instanceType: string, region: string): number | undefined {
-  if (!Object.prototype.hasOwnProperty.call(EC2_ON_DEMAND_USD_PER_HOUR, instanceType)) return undefined;
-  return (EC2_ON_DEMAND_USD_PER_HOUR[instanceType] as Record<string, number | undefined>)[region];
+  // Own keys only: "toString" or "__proto__" is no instance type and no region.
+  const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  if (!own(EC2_ON_DEMAND_USD_PER_HOUR, instanceType)) return undefined;
+  const byRegion = EC2_ON_DEMAND_USD_PER_HOUR[instanceType] as Record<string, number | undefined>;
+  return own(byRegion, region) ? byRegion[region] : undefined;
 }
 
 /** The same per month (HOURS_PER_MONTH hours); undefined when the table has no price. */
