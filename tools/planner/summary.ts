@@ -4,6 +4,7 @@
 // the resolved stack config, its capacity plan, its cost and the policy result, to rows of text,
 // printed aligned in a terminal and as a Markdown list in the pull-request body. Never a secret:
 // a receiver is named by its kind (and the Slack channel), never by its key or URL.
+import * as path from "node:path";
 import { gpuInstanceType } from "../../components/upstream/ec2-gpu-instances";
 import { GPU_AMI_TYPES } from "../../components/upstream/eks";
 import { hpaBounds } from "../../components/triton/schema";
@@ -250,4 +251,44 @@ export function summaryText(rows: readonly SummaryRow[]): string[] {
 export function summaryMarkdown(rows: readonly SummaryRow[]): string[] {
   const esc = (s: string) => s.replace(/([\\`*_<>|[\]])/g, "\\$1");
   return rows.flatMap((r) => [`- **${r.label}**: ${esc(r.lines[0].trim())}`, ...r.lines.slice(1).map((l) => `  - ${esc(l.trim())}`)]);
+}
+
+// ---- the report section ------------------------------------------------------------------
+/** What the planner hands a section builder (its SectionInput), as far as the summary reads it. */
+export interface SummarySectionInput {
+  readonly stack: string;
+  /** `namespace:key` → string, as the program saw it. */
+  readonly config: Record<string, string>;
+  readonly secretKeys: readonly string[];
+  readonly violations: readonly { readonly policy: string; readonly level: string }[];
+  readonly rules: readonly { readonly name: string; readonly level: string }[];
+}
+
+/** The planner's ReportSection, structurally. */
+export interface SummarySection {
+  id: string;
+  title: string;
+  text: string[];
+  markdown: string[];
+  data: { rows: SummaryRow[]; capacity: CapacityPlan; cost: StackCost };
+}
+
+/**
+ * The summary section of a stack of the project at `root`: its resolved config, capacity plan and
+ * cost from the project's own config modules (already loaded by the program's run, as
+ * Project.capacity does), then the pure rows above. Cheap: one more parse of a config already parsed.
+ */
+export function summarySectionAt(root: string): (input: SummarySectionInput) => SummarySection {
+  return (input) => {
+    /* eslint-disable @typescript-eslint/no-require-imports -- the project's modules, by path, as the program loads them */
+    const { loadConfig } = require(path.join(root, "config")) as typeof import("../../config");
+    const { capacityPlan } = require(path.join(root, "config", "capacity")) as typeof import("../../config/capacity");
+    const { stackCost } = require(path.join(root, "config", "cost")) as typeof import("../../config/cost");
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const config = loadConfig(input.config, input.stack, [...input.secretKeys]);
+    const capacity = capacityPlan(config);
+    const cost = stackCost(config);
+    const rows = summaryRows({ config, capacity, cost, policy: { rules: input.rules, violations: input.violations } });
+    return { id: "summary", title: "summary", text: summaryText(rows), markdown: summaryMarkdown(rows), data: { rows, capacity, cost } };
+  };
 }
