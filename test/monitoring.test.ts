@@ -51,13 +51,13 @@ describe("monitoring component", () => {
       const p = await plan("prod");
       const grafana = release(p.resources, "kube-prometheus-stack").props.values.grafana;
       assert.equal(grafana.adminPassword, undefined);
-      const secret = one(p.resources, "kubernetes:core/v1:Secret");
+      const secret = one(p.resources, "kubernetes:core/v1:Secret", "monitoring-grafana-admin");
       assert.equal(secret.props.metadata.name, GRAFANA_ADMIN_SECRET_NAME);
       assert.equal(secret.props.metadata.namespace, MONITORING_NAMESPACE);
       assert.deepEqual(grafana.admin, { existingSecret: secret.props.metadata.name, userKey: "admin-user", passwordKey: "admin-password" });
       // The whole stringData is a secret output (it holds the RandomPassword's result): only masks are recorded.
       assert.equal(secret.props.stringData["admin-password"], MASK);
-      const pw = one(p.resources, "random:index/randomPassword:RandomPassword");
+      const pw = one(p.resources, "random:index/randomPassword:RandomPassword", "monitoring-grafana-admin");
       assert.ok(pw.props.length >= 32);
       assert.ok(secret.dependencies.length > 0);
       assert.deepEqual(grafana.sidecar.dashboards, { enabled: true, label: "grafana_dashboard", labelValue: "1", searchNamespace: "ALL" });

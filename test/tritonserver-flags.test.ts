@@ -33,6 +33,7 @@ const DEPRECATED = [
 ] as const;
 
 const BASE: TritonServerOptions = {
+  release: "26.08",
   modelRepository: "s3://ml-prod-models/triton",
   modelControlMode: "explicit",
   models: ["resnet50", "efficientnet_b0"],
@@ -40,7 +41,8 @@ const BASE: TritonServerOptions = {
   gpuCount: 2,
   cudaMemoryPoolByteSize: 268435456,
   pinnedMemoryPoolByteSize: 268435456,
-  httpHeaderForwardPattern: "x-request-id",
+  headerForwardPattern: "x-request-id",
+  admin: { header: "triton-admin-key", value: "$(TRITON_PLATFORM_ADMIN_KEY)" },
   logVerbose: 0,
   extraArgs: [],
 };
@@ -66,6 +68,9 @@ describe("tritonserver flag builder", () => {
       "--cuda-memory-pool-byte-size=1:268435456",
       "--pinned-memory-pool-byte-size=268435456",
       "--http-header-forward-pattern=x-request-id",
+      "--grpc-header-forward-pattern=x-request-id",
+      "--http-restricted-api=shared-memory,model-config,model-repository,statistics,trace,logging:triton-admin-key=$(TRITON_PLATFORM_ADMIN_KEY)",
+      "--grpc-restricted-protocol=shared-memory,model-config,model-repository,statistics,trace,logging:triton-admin-key=$(TRITON_PLATFORM_ADMIN_KEY)",
     ]) {
       assert.ok(args.includes(expected), `${expected} in ${args.join(" ")}`);
     }
@@ -195,7 +200,9 @@ describe("tritonserver flag builder", () => {
         gpuCount: fc.integer({ min: 1, max: 8 }),
         cudaMemoryPoolByteSize: fc.integer({ min: 0, max: 2 ** 34 }),
         pinnedMemoryPoolByteSize: fc.integer({ min: 0, max: 2 ** 34 }),
-        httpHeaderForwardPattern: fc.constantFrom("x-request-id", "x-.*", "traceparent|x-request-id"),
+        release: fc.constantFrom("25.01", "25.07", "26.02", "26.08"),
+        headerForwardPattern: fc.constantFrom("x-request-id", "x-.*", "traceparent|x-request-id"),
+        admin: fc.record({ header: fc.constantFrom("triton-admin-key", "x-admin"), value: fc.constantFrom("$(KEY)", "s3cr3t=:,x") }).map((a) => ({ ...a })),
         logVerbose: fc.integer({ min: 0, max: 3 }),
         extraArgs: extras,
       })
@@ -209,8 +216,8 @@ describe("tritonserver flag builder", () => {
       fc.assert(
         fc.property(options, (o) => {
           const args = tritonServerArgs(o);
-          parseFlags(args); // every emitted argument is a real flag
-          assert.deepEqual(parseTritonServerArgs(args), o);
+          parseFlags(args, o.release); // every emitted argument is a real flag of the release
+          assert.deepEqual(parseTritonServerArgs(args, o.release), o);
         }),
         { numRuns: 300 },
       );

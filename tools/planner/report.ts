@@ -10,6 +10,8 @@ export interface StackReport {
   violations: Violation[];
   mandatory: number;
   advisory: number;
+  /** What the program accepted but warned about (lib/warnings.ts); absent when none. */
+  warnings?: string[];
 }
 
 export function countByType(resources: RecordedResource[]): Record<string, number> {
@@ -39,6 +41,7 @@ function showValue(v: unknown): string {
 export function formatText(r: StackReport): string {
   const lines = [`stack ${r.stack}: ${r.resources} resources${r.outDir ? ` → ${r.outDir}` : ""}`];
   for (const [type, n] of Object.entries(r.countsByType)) lines.push(`  ${String(n).padStart(4)}  ${type}`);
+  for (const w of r.warnings ?? []) lines.push(`  warning: ${w}`);
   if (r.violations.length === 0) lines.push("  policies: no violations");
   else lines.push(`  policies: ${r.mandatory} mandatory, ${r.advisory} advisory violation(s)`);
   for (const v of r.violations) {
