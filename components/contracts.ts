@@ -128,3 +128,11 @@ export const PROMETHEUS_PODS = { name: "prometheus", namespace: MONITORING_NAMES
  * Secret's value can reach the model-repository, logging, trace and shared-memory APIs.
  */
 export const TRITON_ADMIN_HEADER = "triton-admin-key";
+
+/**
+ * The gRPC metadata key Triton matches for TRITON_ADMIN_HEADER: tritonserver prefixes every
+ * `--grpc-restricted-protocol` key with `triton-grpc-protocol-` (server src/grpc/grpc_server.h
+ * kRestrictedProtocolHeaderTemplate, r25.01 to r26.08), so an admin gRPC call sends this key.
+ * The gateway strips it from client requests beside TRITON_ADMIN_HEADER.
+ */
+export const TRITON_ADMIN_GRPC_METADATA = `triton-grpc-protocol-${TRITON_ADMIN_HEADER}`;

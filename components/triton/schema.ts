@@ -6,12 +6,27 @@
 import * as v from "valibot";
 import { type DeepReadonly, doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
 import { quantityValue } from "../../lib/quantity";
-import { tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
+import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
 import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 
 /** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
 export const TRITON_IMAGE_TAG = /^\d{2}\.\d{2}-(py3|py3-min|vllm-python-py3|trtllm-python-py3)$/;
+
+/**
+ * The admin header name a forward pattern matches (Triton: RE2 PartialMatch, case-insensitive),
+ * if any. Read as a JavaScript regular expression, which agrees with RE2 on the patterns a
+ * header list needs; one JavaScript cannot compile is taken to match (refused rather than guessed).
+ */
+function adminHeaderForwarded(pattern: string): string | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, "i");
+  } catch {
+    return `${TRITON_ADMIN_HEADER} (the pattern could not be checked)`;
+  }
+  return [TRITON_ADMIN_HEADER, TRITON_ADMIN_GRPC_METADATA].find((h) => re.test(h));
+}
 
 /** The container release (`yy.mm`) of a tag TRITON_IMAGE_TAG accepts. */
 export function releaseOfTag(tag: string): string {
@@ -188,6 +203,9 @@ export const tritonGroupSettings = refined(
             "add the release there first (CONTRIBUTING.md)",
         );
     }
+    // Forwarded headers become request parameters model code reads: never the admin key.
+    const forwards = adminHeaderForwarded(g.headerForwardPattern);
+    if (forwards) add(["headerForwardPattern"], `must not match ${forwards}: Triton would copy the admin key into every inference request's parameters, where model code reads it`);
     for (const { index, error } of extraArgsErrors(g.extraArgs, releases.length ? releases : [undefined])) {
       add(["extraArgs", index], `must be a real, current tritonserver flag the group does not already set (${error.message})`);
     }
