@@ -38,7 +38,11 @@ describe("Triton's control APIs need the admin key", () => {
           const env = c.env.find((e: { name: string }) => e.name === ADMIN_KEY_ENV);
           const group = sts.props.spec.template.metadata.labels["app.kubernetes.io/instance"];
           assert.deepEqual(env.valueFrom, { secretKeyRef: { name: tritonAdminSecretName(group), key: "key" } });
-          for (const v of refs(c.args)) assert.ok(c.env.some((e: { name: string }) => e.name === v), `$(${v}) is defined, or the kubelet passes it literally`);
+          for (const v of refs(c.args))
+            assert.ok(
+              c.env.some((e: { name: string }) => e.name === v),
+              `$(${v}) is defined, or the kubelet passes it literally`,
+            );
           // Explicit model control stays (the repository API is what the key guards).
           assert.equal(opts.modelControlMode, "explicit");
           assert.equal(opts.headerForwardPattern, "x-request-id");
@@ -55,7 +59,10 @@ describe("Triton's control APIs need the admin key", () => {
           assert.equal(secret.props.stringData.key, MASK);
           assert.ok(sts.dependencies.includes(secret.urn), `${sts.name} waits for the Secret`);
         }
-        const files = [path.join(p.outRoot, shape, "resources.json"), ...fs.readdirSync(path.join(p.outRoot, shape, "manifests")).map((f) => path.join(p.outRoot, shape, "manifests", f))];
+        const files = [
+          path.join(p.outRoot, shape, "resources.json"),
+          ...fs.readdirSync(path.join(p.outRoot, shape, "manifests")).map((f) => path.join(p.outRoot, shape, "manifests", f)),
+        ];
         for (const f of files) assert.ok(!fs.readFileSync(f, "utf8").includes(SECRET_PLACEHOLDER), `${path.basename(f)} holds the secret's value`);
         assert.ok(fs.readFileSync(files[0], "utf8").includes("random:index/randomPassword:RandomPassword"), "the value is generated, not configured");
       });
@@ -88,11 +95,7 @@ describe("a canary older than its primary is a warning", () => {
     const [w, ...more] = tritonGroupWarnings(resolveTritonServer(base));
     assert.equal(more.length, 0);
     assert.match(w, /serving group vision: the canary runs Triton 26\.02 .* older than the primary's 26\.08 .*canary\.image\.tag/);
-    for (const canary of [
-      { replicas: 1, image: { tag: "26.08-py3-min" } },
-      { replicas: 1 },
-      { replicas: 1, image: { tag: "25.07-py3" } },
-    ]) {
+    for (const canary of [{ replicas: 1, image: { tag: "26.08-py3-min" } }, { replicas: 1 }, { replicas: 1, image: { tag: "25.07-py3" } }]) {
       const primaryOlder = canary.image?.tag === "25.07-py3" ? { image: { tag: "25.02-py3" } } : {};
       assert.deepEqual(tritonGroupWarnings(resolveTritonServer({ ...base, ...primaryOlder, canary })), []);
     }

@@ -53,7 +53,10 @@ describe("Triton driver table", () => {
     for (const digest of [false, true]) {
       assert.throws(
         () => loadConfig(config(digest), "prod"),
-        (e: Error) => e instanceof ConfigError && /canary\.image is incompatible with gpu\.amiType: Triton 26\.08/.test(e.message) && !/groups\[0\]\.image is/.test(e.message),
+        (e: Error) =>
+          e instanceof ConfigError &&
+          /canary\.image is incompatible with gpu\.amiType: Triton 26\.08/.test(e.message) &&
+          !/groups\[0\]\.image is/.test(e.message),
         `digest ${digest}`,
       );
     }

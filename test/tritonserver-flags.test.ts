@@ -245,7 +245,8 @@ describe("tritonserver values as the release's parser accepts them (src/command_
   });
 
   it("--backend-config: per backend or global, never an empty setting or value, name ends at the first comma", () => {
-    for (const a of ["python,shm-default-byte-size=1048576", "tensorflow,version=2", "default-max-batch-size=8", "onnxruntime,enable-global-threadpool=1"]) ok(`--backend-config=${a}`);
+    for (const a of ["python,shm-default-byte-size=1048576", "tensorflow,version=2", "default-max-batch-size=8", "onnxruntime,enable-global-threadpool=1"])
+      ok(`--backend-config=${a}`);
     bad("--backend-config=python,shm-default-byte-size=", /setting and value not empty/);
     bad("--backend-config=default-max-batch-size=", /setting and value not empty/);
     bad("--backend-config=python,=1", /setting and value not empty/);
@@ -265,7 +266,14 @@ describe("tritonserver values as the release's parser accepts them (src/command_
   });
 
   it("booleans and enums fold case as the parser does; --log-format does not; --log-verbose takes true/false too", () => {
-    for (const a of ["--exit-on-error=TRUE", "--allow-cpu-metrics=Off", "--strict-readiness=1", "--model-control-mode=EXPLICIT", "--rate-limit=Execution_Count"]) ok(a);
+    for (const a of [
+      "--exit-on-error=TRUE",
+      "--allow-cpu-metrics=Off",
+      "--strict-readiness=1",
+      "--model-control-mode=EXPLICIT",
+      "--rate-limit=Execution_Count",
+    ])
+      ok(a);
     ok("--grpc-infer-response-compression-level=High");
     bad("--exit-on-error=yes", /must be true or false/);
     bad("--log-format=iso8601", /must be one of default, ISO8601/);

@@ -125,7 +125,10 @@ describe("tritonserver option table matches the shared per-release option tables
       [mutate("--http-thread-count", (f) => ({ ...f, arg: "ArgStr" })), /--http-thread-count is declared ArgInt, the table says ArgStr/],
       [mutate("--trace-rate", ({ deprecated: _, ...f }) => f), /--trace-rate is deprecated upstream/],
       [mutate("--allow-client-shm", (f) => ({ ...f, since: undefined })), /--allow-client-shm is in the table for 25\.07 but not an option/],
-      [[...FLAGS, { name: "--memory-percentage", arg: "ArgInt", value: { kind: "int", min: 0, max: 100 }, default: "—" }], /--memory-percentage is in the table/],
+      [
+        [...FLAGS, { name: "--memory-percentage", arg: "ArgInt", value: { kind: "int", min: 0, max: 100n }, default: "—" }],
+        /--memory-percentage is in the table/,
+      ],
     ];
     for (const [table, re] of cases) {
       const found = disagreements(table, release, rows);

@@ -50,7 +50,7 @@ export class TritonServer extends pulumi.ComponentResource {
     // Children do not inherit the component's dependsOn (e.g. on the namespace): pass it on.
     const child = { parent: this, dependsOn: opts?.dependsOn };
     const tracks: Partial<Record<Track, TritonTrackResources>> = {};
-    for (const w of tritonGroupWarnings(r)) warn(w, (m) => pulumi.log.warn(m, this));
+    for (const w of tritonGroupWarnings(r)) warn(w, (m) => void pulumi.log.warn(m, this));
 
     // Generated, kept only as a secret in state: no literal key in code, stack files or the plan.
     const adminKey = new random.RandomPassword(`${name}-admin-key`, { length: ADMIN_KEY_LENGTH, special: false }, { parent: this });

@@ -205,7 +205,11 @@ export const tritonGroupSettings = refined(
     }
     // Forwarded headers become request parameters model code reads: never the admin key.
     const forwards = adminHeaderForwarded(g.headerForwardPattern);
-    if (forwards) add(["headerForwardPattern"], `must not match ${forwards}: Triton would copy the admin key into every inference request's parameters, where model code reads it`);
+    if (forwards)
+      add(
+        ["headerForwardPattern"],
+        `must not match ${forwards}: Triton would copy the admin key into every inference request's parameters, where model code reads it`,
+      );
     for (const { index, error } of extraArgsErrors(g.extraArgs, releases.length ? releases : [undefined])) {
       add(["extraArgs", index], `must be a real, current tritonserver flag the group does not already set (${error.message})`);
     }

@@ -57,7 +57,7 @@ export const TRITON_OPTION_RANGE = `${FIRST_RELEASE} to ${NEWEST_RELEASE}`;
 export type ValueKind =
   | { readonly kind: "none" }
   | { readonly kind: "bool" }
-  | { readonly kind: "int"; readonly min: number; readonly max: number }
+  | { readonly kind: "int"; readonly min: number; readonly max: bigint }
   | { readonly kind: "number"; readonly min?: number }
   | { readonly kind: "enum"; readonly values: readonly string[]; readonly caseInsensitive: boolean }
   | { readonly kind: "string" }
@@ -87,11 +87,11 @@ export interface FlagSpec {
   readonly unusable?: string;
 }
 
-const INT32_MAX = 2_147_483_647;
-const INT64_MAX = 9_223_372_036_854_775_807;
+const INT32_MAX = 2_147_483_647n;
+const INT64_MAX = 9_223_372_036_854_775_807n;
 const bool = { kind: "bool" } as const;
 /** ParseOption<int> (std::stoi): a 32-bit integer. `min` is ours where a smaller value means nothing. */
-const int = (min = 0, max = INT32_MAX) => ({ kind: "int", min, max }) as const;
+const int = (min = 0, max: bigint = INT32_MAX) => ({ kind: "int", min, max }) as const;
 /** ParseOption<int64_t> (std::stoll). */
 const int64 = (min = 0) => ({ kind: "int", min, max: INT64_MAX }) as const;
 const str = { kind: "string" } as const;
@@ -101,10 +101,11 @@ const parsed = (format: string, check: (value: string) => string | undefined) =>
 const oneOfCI = (...values: string[]) => ({ kind: "enum", values, caseInsensitive: true }) as const;
 
 const INT_RE = /^[+-]?\d+$/;
-function intProblem(value: string, min: number, max: number): string | undefined {
+function intProblem(value: string, min: number, max: bigint): string | undefined {
   if (!INT_RE.test(value)) return `value ${JSON.stringify(value)} must be an integer`;
-  const n = Number(value);
-  if (n < min) return `value ${value} must be >= ${min}`;
+  // BigInt: 64-bit bounds compare exactly.
+  const n = BigInt(value);
+  if (n < BigInt(min)) return `value ${value} must be >= ${min}`;
   if (n > max) return `value ${value} must be <= ${max}`;
   return undefined;
 }
@@ -173,7 +174,7 @@ const restricted = parsed("<api>[,<api>…]:<header>=<value>", (v) => {
 /** ParseTraceLevelOption. */
 const TRACE_LEVEL_RE = /^(false|off|true|on|min|max|timestamps|tensors)$/i;
 const TRACE_MODE_RE = /^(triton|opentelemetry)$/i;
-const UINT32_MAX = 4_294_967_295;
+const UINT32_MAX = 4_294_967_295n;
 
 /**
  * --trace-config as Parse and PostProcessTraceArgs read it. Global settings rate, level, mode and
@@ -228,7 +229,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "--enable-peer-access", arg: "ArgBool", value: bool, default: "true" },
   { name: "--allow-http", arg: "ArgBool", value: bool, default: "true" },
   { name: "--http-address", arg: "ArgStr", value: str, default: "0.0.0.0" },
-  { name: "--http-port", arg: "ArgInt", value: int(1, 65535), default: "8000" },
+  { name: "--http-port", arg: "ArgInt", value: int(1, 65535n), default: "8000" },
   { name: "--reuse-http-port", arg: "ArgBool", value: bool, default: "false" },
   // The parser prefixes (?i): header names match case-insensitively.
   { name: "--http-header-forward-pattern", arg: "ArgStr", value: str, default: "—" },
@@ -238,11 +239,11 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "--http-restricted-api", arg: "<string>:<string>=<string>", value: restricted, default: "—", repeatable: true },
   { name: "--allow-grpc", arg: "ArgBool", value: bool, default: "true" },
   { name: "--grpc-address", arg: "ArgStr", value: str, default: "0.0.0.0" },
-  { name: "--grpc-port", arg: "ArgInt", value: int(1, 65535), default: "8001" },
+  { name: "--grpc-port", arg: "ArgInt", value: int(1, 65535n), default: "8001" },
   { name: "--reuse-grpc-port", arg: "ArgBool", value: bool, default: "false" },
   { name: "--grpc-header-forward-pattern", arg: "ArgStr", value: str, default: "—" },
   // Refused outside 2..128.
-  { name: "--grpc-infer-thread-count", arg: "ArgInt", value: int(2, 128), default: "2", since: "25.04" },
+  { name: "--grpc-infer-thread-count", arg: "ArgInt", value: int(2, 128n), default: "2", since: "25.04" },
   { name: "--grpc-infer-allocation-pool-size", arg: "ArgInt", value: int(0), default: "8" },
   // Refused unless > 0.
   { name: "--grpc-max-response-pool-size", arg: "ArgInt", value: int(1), default: "2147483647", since: "25.03" },
@@ -276,18 +277,18 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "--log-format", arg: "ArgStr", value: { kind: "enum", values: ["default", "ISO8601"], caseInsensitive: false }, default: "default" },
   { name: "--log-file", arg: "ArgStr", value: str, default: "console" },
   { name: "--allow-sagemaker", arg: "ArgBool", value: bool, default: "false" },
-  { name: "--sagemaker-port", arg: "ArgInt", value: int(1, 65535), default: "8080" },
+  { name: "--sagemaker-port", arg: "ArgInt", value: int(1, 65535n), default: "8080" },
   { name: "--sagemaker-safe-port-range", arg: "<integer>-<integer>", value: fmt(/^\d+-\d+$/, "<port>-<port>"), default: "—" },
   { name: "--sagemaker-thread-count", arg: "ArgInt", value: int(1), default: "8" },
   { name: "--allow-vertex-ai", arg: "ArgBool", value: bool, default: "false" },
-  { name: "--vertex-ai-port", arg: "ArgInt", value: int(1, 65535), default: "8080" },
+  { name: "--vertex-ai-port", arg: "ArgInt", value: int(1, 65535n), default: "8080" },
   { name: "--vertex-ai-thread-count", arg: "ArgInt", value: int(1), default: "8" },
   { name: "--vertex-ai-default-model", arg: "ArgStr", value: str, default: "—" },
   { name: "--allow-metrics", arg: "ArgBool", value: bool, default: "true" },
   { name: "--allow-gpu-metrics", arg: "ArgBool", value: bool, default: "true" },
   { name: "--allow-cpu-metrics", arg: "ArgBool", value: bool, default: "true" },
   { name: "--metrics-address", arg: "ArgStr", value: str, default: "the --http-address" },
-  { name: "--metrics-port", arg: "ArgInt", value: int(1, 65535), default: "8002" },
+  { name: "--metrics-port", arg: "ArgInt", value: int(1, 65535n), default: "8002" },
   // Declared ArgFloat but parsed with ParseOption<int> (std::stoi): a fraction would be cut off silently, so it is refused.
   { name: "--metrics-interval-ms", arg: "ArgFloat", value: int(1), default: "2000" },
   // ParseMetricsConfigOption: <setting>=<value>, no comma before the `=`.
@@ -298,7 +299,13 @@ export const FLAGS: readonly FlagSpec[] = [
     default: "—",
     repeatable: true,
   },
-  { name: "--trace-config", arg: "<string>,<string>=<string>", value: parsed("[<mode>,]<setting>=<value>", traceConfigProblem), default: "—", repeatable: true },
+  {
+    name: "--trace-config",
+    arg: "<string>,<string>=<string>",
+    value: parsed("[<mode>,]<setting>=<value>", traceConfigProblem),
+    default: "—",
+    repeatable: true,
+  },
   // ParseCacheConfigOption: the cache name is required (no global cache settings).
   {
     name: "--cache-config",
@@ -320,18 +327,32 @@ export const FLAGS: readonly FlagSpec[] = [
     repeatable: true,
   },
   { name: "--pinned-memory-pool-byte-size", arg: "ArgInt", value: int64(0), default: "268435456" },
-  { name: "--cuda-memory-pool-byte-size", arg: "<integer>:<integer>", value: fmt(/^\d+:\d+$/, "<gpu_id>:<bytes>"), default: "64 MiB per GPU", repeatable: true },
+  {
+    name: "--cuda-memory-pool-byte-size",
+    arg: "<integer>:<integer>",
+    value: fmt(/^\d+:\d+$/, "<gpu_id>:<bytes>"),
+    default: "64 MiB per GPU",
+    repeatable: true,
+  },
   { name: "--cuda-virtual-address-size", arg: "<integer>:<integer>", value: fmt(/^\d+:\d+$/, "<gpu_id>:<bytes>"), default: "1 GiB per GPU", repeatable: true },
   { name: "--min-supported-compute-capability", arg: "ArgFloat", value: { kind: "number", min: 0 }, default: "7.5" },
   { name: "--buffer-manager-thread-count", arg: "ArgInt", value: int(0), default: "0" },
   {
     name: "--host-policy",
     arg: "<string>,<string>=<string>",
-    value: parsed("<policy>,<setting>=<value>", (v) => (genericConfig(v, ",", "=") ? undefined : `value ${JSON.stringify(v)} must be <policy>,<setting>=<value>, none of them empty`)),
+    value: parsed("<policy>,<setting>=<value>", (v) =>
+      genericConfig(v, ",", "=") ? undefined : `value ${JSON.stringify(v)} must be <policy>,<setting>=<value>, none of them empty`,
+    ),
     default: "—",
     repeatable: true,
   },
-  { name: "--model-load-gpu-limit", arg: "<device_id>:<fraction>", value: fmt(/^\d+:(0|1|0?\.\d+|1\.0*)$/, "<gpu_id>:<fraction 0..1>"), default: "—", repeatable: true },
+  {
+    name: "--model-load-gpu-limit",
+    arg: "<device_id>:<fraction>",
+    value: fmt(/^\d+:(0|1|0?\.\d+|1\.0*)$/, "<gpu_id>:<fraction 0..1>"),
+    default: "—",
+    repeatable: true,
+  },
   // Default false: clients cannot register shared memory unless this is set (26.04 on).
   { name: "--allow-client-shm", arg: "ArgBool", value: bool, default: "false", since: "26.04" },
   { name: "--backend-directory", arg: "ArgStr", value: str, default: "/opt/tritonserver/backends" },
@@ -349,7 +370,14 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "--strict-model-config", arg: "ArgBool", value: bool, default: "false", deprecated: { replacement: "--disable-auto-complete-config" } },
   { name: "--response-cache-byte-size", arg: "ArgInt", value: int64(0), default: "0", deprecated: { replacement: "--cache-config=local,size=<bytes>" } },
   { name: "--trace-file", arg: "ArgStr", value: str, default: "—", deprecated: { replacement: "--trace-config=triton,file=<path>" } },
-  { name: "--trace-level", arg: "ArgStr", value: fmt(TRACE_LEVEL_RE, "OFF, TIMESTAMPS or TENSORS"), default: "OFF", repeatable: true, deprecated: { replacement: "--trace-config=level=<OFF|TIMESTAMPS|TENSORS>" } },
+  {
+    name: "--trace-level",
+    arg: "ArgStr",
+    value: fmt(TRACE_LEVEL_RE, "OFF, TIMESTAMPS or TENSORS"),
+    default: "OFF",
+    repeatable: true,
+    deprecated: { replacement: "--trace-config=level=<OFF|TIMESTAMPS|TENSORS>" },
+  },
   { name: "--trace-rate", arg: "ArgInt", value: int(0), default: "1000", deprecated: { replacement: "--trace-config=rate=<n>" } },
   { name: "--trace-count", arg: "ArgInt", value: int(-1), default: "-1", deprecated: { replacement: "--trace-config=count=<n>" } },
   { name: "--trace-log-frequency", arg: "ArgInt", value: int(0), default: "0", deprecated: { replacement: "--trace-config=triton,log-frequency=<n>" } },
@@ -449,8 +477,10 @@ export function parseFlag(arg: string, opts: ParseFlagOptions = {}): ParsedFlag 
   const spec = BY_NAME.get(name);
   if (!spec) throw new TritonFlagError(name, `is not a tritonserver flag (releases ${TRITON_OPTION_RANGE})${suggestion(name)}`);
   if (opts.release !== undefined) {
-    if (!KNOWN_RELEASES.has(opts.release)) throw new TritonFlagError(name, `cannot be checked: release ${opts.release} is not in the option table (${TRITON_OPTION_RANGE})`);
-    if (flagSince(spec) > opts.release) throw new TritonFlagError(name, `is not a flag of tritonserver ${opts.release}: its parser has it from ${flagSince(spec)} on`);
+    if (!KNOWN_RELEASES.has(opts.release))
+      throw new TritonFlagError(name, `cannot be checked: release ${opts.release} is not in the option table (${TRITON_OPTION_RANGE})`);
+    if (flagSince(spec) > opts.release)
+      throw new TritonFlagError(name, `is not a flag of tritonserver ${opts.release}: its parser has it from ${flagSince(spec)} on`);
   }
   if (spec.unusable) throw new TritonFlagError(name, `cannot be used: it ${spec.unusable}`);
   if (spec.deprecated && !opts.allowDeprecated) throw new TritonFlagError(name, `is deprecated upstream; use ${spec.deprecated.replacement}`);
@@ -567,7 +597,10 @@ export const REFUSED_EXTRA_FLAGS: Readonly<Record<string, string>> = {
  * canary's): one error per bad argument, each naming the flag as written: unknown or not yet in
  * a release, deprecated, malformed, repeated, or owned by the typed options.
  */
-export function extraArgsErrors(extraArgs: readonly string[], releases: readonly (string | undefined)[] = [undefined]): { index: number; error: TritonFlagError }[] {
+export function extraArgsErrors(
+  extraArgs: readonly string[],
+  releases: readonly (string | undefined)[] = [undefined],
+): { index: number; error: TritonFlagError }[] {
   const errors: { index: number; error: TritonFlagError }[] = [];
   const check = occurrenceChecker();
   extraArgs.forEach((arg, index) => {
@@ -662,7 +695,8 @@ export function parseTritonServerArgs(args: readonly string[], release: string =
   });
   if (new Set(pools.map(([, bytes]) => bytes)).size > 1) throw new TritonFlagError("--cuda-memory-pool-byte-size", "differs between GPUs");
   const pattern = need("--http-header-forward-pattern");
-  if (need("--grpc-header-forward-pattern") !== pattern) throw new TritonFlagError("--grpc-header-forward-pattern", "differs from --http-header-forward-pattern");
+  if (need("--grpc-header-forward-pattern") !== pattern)
+    throw new TritonFlagError("--grpc-header-forward-pattern", "differs from --http-header-forward-pattern");
   const http = restrictedCategories(need("--http-restricted-api"));
   const grpc = need("--grpc-restricted-protocol");
   if (typeof http === "string" || http.categories.join(",") !== ADMIN_ONLY_APIS.join(",")) {
