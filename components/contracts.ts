@@ -148,3 +148,10 @@ export interface ServingGroupAlertRef extends ServingGroupRef {
 export const HPA_PENDING_METRIC = "triton_pending_requests";
 /** node-exporter's own namespace (Pod Security privileged), apart from MONITORING_NAMESPACE (baseline). */
 export const NODE_EXPORTER_NAMESPACE = "monitoring-node-exporter";
+/**
+ * The gRPC metadata key Triton matches for TRITON_ADMIN_HEADER: tritonserver prefixes every
+ * `--grpc-restricted-protocol` key with `triton-grpc-protocol-` (server src/grpc/grpc_server.h
+ * kRestrictedProtocolHeaderTemplate, r25.01 to r26.08), so an admin gRPC call sends this key.
+ * The gateway strips it from client requests beside TRITON_ADMIN_HEADER.
+ */
+export const TRITON_ADMIN_GRPC_METADATA = `triton-grpc-protocol-${TRITON_ADMIN_HEADER}`;
