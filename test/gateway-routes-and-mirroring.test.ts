@@ -265,6 +265,28 @@ describe("gateway routes and mirroring", () => {
       assert.equal(pod.automountServiceAccountToken, false);
     });
 
+    it("drain before exit: the preStop fails the health check and drains on the loopback admin, and the grace outlasts drain plus the longest request", () => {
+      for (const [drainSeconds, inferTimeoutSeconds] of [
+        [30, 60],
+        [5, 3600],
+        [600, 1],
+      ]) {
+        const pod = (gatewayDeployment(resolveEnvoyGatewayArgs({ ...args, drainSeconds, inferTimeoutSeconds })) as any).spec.template.spec;
+        const ctr = pod.containers[0];
+        const [shell, flag, script] = ctr.lifecycle.preStop.exec.command;
+        assert.deepEqual([shell, flag], ["/bin/bash", "-c"]);
+        const fail = script.indexOf("POST /healthcheck/fail HTTP/1.1");
+        const drain = script.indexOf("POST /drain_listeners?graceful HTTP/1.1");
+        assert.ok(fail >= 0 && drain > fail, "health check failed first, then the listeners drained");
+        assert.ok(script.includes(`/dev/tcp/${ENVOY_ADMIN.address}/${ENVOY_ADMIN.port}`), "on the loopback admin");
+        assert.ok(!/[\r\n]/.test(script), "no control characters in the command (printf writes the CR LF)");
+        assert.ok(script.endsWith(`sleep ${drainSeconds + inferTimeoutSeconds}`));
+        assert.ok(pod.terminationGracePeriodSeconds > drainSeconds + inferTimeoutSeconds);
+        const at = ctr.args.indexOf("--drain-time-s");
+        assert.deepEqual(ctr.args.slice(at, at + 4), ["--drain-time-s", String(drainSeconds), "--drain-strategy", "gradual"]);
+      }
+    });
+
     it("Service exposes only 8000 and 8001; a load balancer only with client CIDRs, restricted to them", () => {
       const clusterIp = gatewayService(resolveEnvoyGatewayArgs(args)) as any;
       assert.equal(clusterIp.spec.type, "ClusterIP");

@@ -62,7 +62,7 @@ const SHUTDOWN_MARGIN_SECONDS = 15;
  */
 export function gatewayPreStop(preStopSeconds: number): string[] {
   const post = (path: string) =>
-    `{ exec 3<>/dev/tcp/${ENVOY_ADMIN.address}/${ENVOY_ADMIN.port} && printf 'POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n' >&3 && timeout 5 cat <&3 >/dev/null; exec 3>&-; } || true`;
+    `{ exec 3<>/dev/tcp/${ENVOY_ADMIN.address}/${ENVOY_ADMIN.port} && printf 'POST ${path} HTTP/1.1\\r\\nHost: localhost\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n' >&3 && timeout 5 cat <&3 >/dev/null; exec 3>&-; } || true`;
   return ["/bin/bash", "-c", [post(ADMIN_DRAIN_PATHS.healthcheckFail), post(ADMIN_DRAIN_PATHS.drainListenersGraceful), `sleep ${preStopSeconds}`].join("; ")];
 }
 
