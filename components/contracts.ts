@@ -44,6 +44,14 @@ export const TRITON_METRICS_SERVICE_LABEL = { "app.kubernetes.io/component": "me
 export interface ServingGroupRef {
   readonly name: string;
   readonly canary: boolean;
+  /** Models the primary loads (explicit model control): the gateway routes them by name. Absent or empty: by the group header only. */
+  readonly models?: readonly string[];
+  /** Models the canary loads (its own list, else the primary's). */
+  readonly canaryModels?: readonly string[];
+  /** Share (0–100) of the group's real inference traffic the canary serves, after shadowing (canary.trafficPercent). */
+  readonly canaryTrafficPercent?: number;
+  /** Most pods of each track (the primary's HPA max, the canary's replicas): the gateway sizes its circuit breakers from them. */
+  readonly maxPods?: { readonly primary: number; readonly canary: number };
 }
 
 // ---- Model repository (components/model-repository) --------------------------------

@@ -4,11 +4,27 @@
 // settings through `tritonGroupSettings` (resolveTritonServer), so both get the same
 // default from the same line and the same errors in the same wording.
 import * as v from "valibot";
-import { type DeepReadonly, doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
+import {
+  type DeepReadonly,
+  doc,
+  dnsLabel,
+  integer,
+  list,
+  number,
+  oneOf,
+  parseSettings,
+  pattern,
+  quantity,
+  refined,
+  section,
+  str,
+  uniqueList,
+} from "../../lib/schema";
 import { quantityValue } from "../../lib/quantity";
 import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
 import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
+import { ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
 
 /** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
 export const TRITON_IMAGE_TAG = /^\d{2}\.\d{2}-(py3|py3-min|vllm-python-py3|trtllm-python-py3)$/;
@@ -67,6 +83,11 @@ const canary = section({
       v.minValue(1, "must be >= 1: a canary with no pods receives no mirrored traffic (remove `canary` to run without one)"),
     ),
     "Canary pods; at least one (they receive the traffic the gateway mirrors).",
+  ),
+  trafficPercent: doc(
+    v.optional(v.pipe(number({ min: 0, max: 100 }), v.check(isEnvoyPercent, ENVOY_PERCENT_RULE)), 0),
+    "Share (0–100, at most 4 decimal places) of the group's real inference traffic the gateway sends to the canary instead of the primary, " +
+      "after shadowing; those requests are not mirrored. Capped per environment by policy gateway-canary-traffic-within-max.",
   ),
 });
 
