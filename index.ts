@@ -14,6 +14,7 @@ import { PROMETHEUS_PODS, type ServingGroupRef } from "./components/contracts";
 import { Firewall } from "./components/firewall";
 import { EnvoyGateway, GATEWAY_LB_SECURITY_GROUP, gatewayNetworkNeeds, gatewayPods } from "./components/gateway";
 import { TritonPriorityClass, TritonServer } from "./components/triton";
+import { hpaBounds } from "./components/triton/schema";
 import { tritonNetworkNeeds, tritonPods } from "./components/triton/network";
 
 const config = loadStackConfig();
@@ -23,7 +24,14 @@ const cluster = new Cluster("cluster", { name: config.cluster.name, region: conf
 const k8sOpts = { provider: cluster.k8s };
 
 // What routing and scraping need to know of each serving group.
-const servingGroups: ServingGroupRef[] = config.triton.groups.map((g) => ({ name: g.name, canary: g.canary !== undefined }));
+const servingGroups: ServingGroupRef[] = config.triton.groups.map((g) => ({
+  name: g.name,
+  canary: g.canary !== undefined,
+  models: g.models ?? [],
+  canaryModels: g.canary ? (g.canary.models ?? g.models ?? []) : [],
+  canaryTrafficPercent: g.canary?.trafficPercent ?? 0,
+  maxPods: { primary: hpaBounds(g.replicas, g.hpa).max, canary: g.canary?.replicas ?? 0 },
+}));
 
 const servingNs = new ServingNamespace("triton", { name: config.triton.namespace, labels }, k8sOpts);
 

@@ -44,6 +44,14 @@ export const TRITON_METRICS_SERVICE_LABEL = { "app.kubernetes.io/component": "me
 export interface ServingGroupRef {
   readonly name: string;
   readonly canary: boolean;
+  /** Models the primary loads (explicit model control): the gateway routes them by name. Absent or empty: by the group header only. */
+  readonly models?: readonly string[];
+  /** Models the canary loads (its own list, else the primary's). */
+  readonly canaryModels?: readonly string[];
+  /** Share (0–100) of the group's real inference traffic the canary serves, after shadowing (canary.trafficPercent). */
+  readonly canaryTrafficPercent?: number;
+  /** Most pods of each track (the primary's HPA max, the canary's replicas): the gateway sizes its circuit breakers from them. */
+  readonly maxPods?: { readonly primary: number; readonly canary: number };
 }
 
 // ---- Model repository (components/model-repository) --------------------------------
@@ -148,3 +156,10 @@ export interface ServingGroupAlertRef extends ServingGroupRef {
 export const HPA_PENDING_METRIC = "triton_pending_requests";
 /** node-exporter's own namespace (Pod Security privileged), apart from MONITORING_NAMESPACE (baseline). */
 export const NODE_EXPORTER_NAMESPACE = "monitoring-node-exporter";
+/**
+ * The gRPC metadata key Triton matches for TRITON_ADMIN_HEADER: tritonserver prefixes every
+ * `--grpc-restricted-protocol` key with `triton-grpc-protocol-` (server src/grpc/grpc_server.h
+ * kRestrictedProtocolHeaderTemplate, r25.01 to r26.08), so an admin gRPC call sends this key.
+ * The gateway strips it from client requests beside TRITON_ADMIN_HEADER.
+ */
+export const TRITON_ADMIN_GRPC_METADATA = `triton-grpc-protocol-${TRITON_ADMIN_HEADER}`;

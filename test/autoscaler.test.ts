@@ -8,6 +8,7 @@ import { GPU_NODE_LABEL, CLUSTER_AUTOSCALER_CHART } from "../components/upstream
 import { loadConfig } from "../config";
 import { isSettingsError } from "../lib/errors";
 import { fixtureConfig, ofType, one, plan, SHAPES } from "./helpers";
+import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
 
 const base: ClusterAutoscalerArgs = { clusterName: "ml-prod", region: "us-east-1", oidcIssuerUrl: "https://oidc.example/id/X", labels: {} };
 
@@ -126,7 +127,11 @@ describe("Cluster Autoscaler", () => {
         const tags = ofType(p.resources, "aws:autoscaling/tag:Tag");
         assert.deepEqual(
           tags.map((t) => t.props.tag),
-          autoscalerNodeTemplateTags(ng.props.labels["triton-platform/gpu-type"]).map((t) => ({ ...t, propagateAtLaunch: false })),
+          // The GPU count comes from the instance facts: the fewest GPUs among the group's types.
+          autoscalerNodeTemplateTags(
+            ng.props.labels["triton-platform/gpu-type"],
+            Math.min(...(ng.props.instanceTypes as string[]).map((t) => gpuInstanceType(t)!.gpus)),
+          ).map((t) => ({ ...t, propagateAtLaunch: false })),
         );
         for (const t of tags) assert.equal(t.props.autoscalingGroupName, `eks-${ng.name}-0000000-00000000-0000-4000-8000-000000000000`);
         assert.equal(p.outputs.clusterAutoscalerRoleArn, `arn:aws:iam::123456789012:role/${role.name}-0000000`);

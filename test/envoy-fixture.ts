@@ -1,19 +1,35 @@
-// One Envoy gateway input for the unit tests: two serving groups (one with a canary).
-import { envoyBootstrap, type EnvoyConfigInput } from "../components/gateway";
+// One Envoy gateway input for the unit tests: two serving groups (one with a canary), each
+// with its models, and a group helper for variants.
+import { envoyBootstrap, type EnvoyConfigInput, type GatewayGroup } from "../components/gateway";
 import { fromJson, toJson } from "../components/upstream/envoy";
+
+/** A serving group as the gateway sees it; the canary serves the primary's models unless told otherwise. */
+export function group(name: string, over: Partial<GatewayGroup> = {}): GatewayGroup {
+  const canary = over.canary ?? false;
+  const models = over.models ?? [`${name}-model`];
+  return {
+    name,
+    canary,
+    models,
+    canaryModels: canary ? models : [],
+    canaryTrafficPercent: 0,
+    maxPods: { primary: 4, canary: canary ? 1 : 0 },
+    ...over,
+  };
+}
 
 export function envoyInput(over: Partial<EnvoyConfigInput> = {}): EnvoyConfigInput {
   return {
-    servingGroups: [
-      { name: "vision", canary: true },
-      { name: "text", canary: false },
-    ],
+    servingGroups: [group("vision", { canary: true, models: ["resnet50", "yolo"] }), group("text", { models: ["bert", "yolo"] })],
     tritonNamespace: "triton",
     clusterDomain: "cluster.local",
     defaultGroup: "vision",
     mirrorPercent: 10,
     inferTimeoutSeconds: 60,
-    maxRequests: 512,
+    maxRequestsPerPod: 64,
+    gatewayReplicas: 3,
+    maxClientConnections: 4096,
+    memoryLimitBytes: 256 * 2 ** 20,
     ...over,
   };
 }

@@ -27,9 +27,14 @@ const tritonStatefulSet = (namespace: string) =>
 const networkPolicy = (name: string, namespace: string, spec: Record<string, any>) =>
   res(NP, name, { apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", metadata: { name, namespace }, spec });
 
-function envoyConfigMap(mirrorPercent: number, mutate?: (c: Record<string, any>) => void) {
+function envoyConfigMap(mirrorPercent: number, mutate?: (c: Record<string, any>) => void, canaryTrafficPercent = 0) {
   const cm = gatewayConfigMap(
-    resolveEnvoyGatewayArgs({ namespace: "triton", labels: {}, servingGroups: [{ name: "vision", canary: true }], mirrorPercent }),
+    resolveEnvoyGatewayArgs({
+      namespace: "triton",
+      labels: {},
+      servingGroups: [{ name: "vision", canary: true, models: ["resnet50"], canaryModels: ["resnet50"], canaryTrafficPercent }],
+      mirrorPercent,
+    }),
   ) as any;
   if (mutate) {
     const c = JSON.parse(cm.data[ENVOY_CONFIG_FILE]) as Record<string, any>;
@@ -151,13 +156,13 @@ describe("firewall and gateway policies", () => {
       assert.equal(vs.length, 2);
       assert.match(
         vs[0],
-        /ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\]\.static_resources\.listeners\[0\].*request_mirror_policies\[0\] \(and 3 more route\(s\)\) mirrors 30 % to vision-canary-http \(maximum for this stack: 25 %\)/,
+        /ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\]\.static_resources\.listeners\[0\].*request_mirror_policies\[0\] \(and \d+ more route\(s\)\) mirrors 30 % to vision-canary-http \(maximum for this stack: 25 %\)/,
       );
     });
     it("fires on a mirror policy without runtime_fraction (mirrors everything)", async () => {
       const cm = envoyConfigMap(1, (c) => {
-        delete c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0]
-          .runtime_fraction;
+        const routes: Record<string, any>[] = c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes;
+        delete routes.find((r) => r.route?.request_mirror_policies)!.route.request_mirror_policies[0].runtime_fraction;
       });
       assert.match((await violations(P, [cm], { maxPercent: 25 })).join("\n"), /mirrors 100 %/);
     });
@@ -167,6 +172,41 @@ describe("firewall and gateway policies", () => {
       const vs = await violations(P, [cm], { maxPercent: 25 });
       assert.equal(vs.length, 1);
       assert.match(vs[0], /^ConfigMap triton-gateway-config-[0-9a-f]{10}: data\["envoy\.json"\] is not valid JSON \(/);
+    });
+  });
+
+  describe("gateway-canary-traffic-within-max", () => {
+    const P = "gateway-canary-traffic-within-max";
+    it("is silent on the planned prod stack (no canary share) and at exactly the maximum", async () => {
+      assert.deepEqual(await violations(P, await prod(), { maxPercent: 10 }), []);
+      assert.deepEqual(await violations(P, [envoyConfigMap(5, undefined, 10)], { maxPercent: 10 }), []);
+      assert.deepEqual(await violations(P, [envoyConfigMap(5, undefined, 0.5)], { maxPercent: 1 }), []);
+    });
+    it("fires above the stack's maximum, once per canary cluster, naming the path and the share", async () => {
+      const vs = await violations(P, [envoyConfigMap(5, undefined, 30)], { maxPercent: 10 });
+      assert.equal(vs.length, 2, vs.join("\n"));
+      assert.match(
+        vs[0],
+        /match\.runtime_fraction\.default_value \(and \d+ more route\(s\)\) sends 30 % to vision-canary-http of real traffic \(maximum for this stack: 10 %\)/,
+      );
+      assert.match(vs[1], /sends 30 % to vision-canary-grpc/);
+    });
+    it("fires on a share written in another denominator, and ignores fractions to a primary", async () => {
+      const cm = envoyConfigMap(
+        5,
+        (c) => {
+          for (const l of c.static_resources.listeners)
+            for (const r of l.filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes) {
+              if (r.match.runtime_fraction && r.route.cluster.endsWith("-canary-http"))
+                r.match.runtime_fraction.default_value = { numerator: 2000, denominator: "TEN_THOUSAND" };
+              if (r.match.runtime_fraction && r.route.cluster.endsWith("-canary-grpc")) r.route.cluster = "vision-primary-grpc";
+            }
+        },
+        5,
+      );
+      const vs = await violations(P, [cm], { maxPercent: 10 });
+      assert.equal(vs.length, 1, vs.join("\n"));
+      assert.match(vs[0], /sends 20 % to vision-canary-http/);
     });
   });
 

@@ -15,12 +15,13 @@ import {
   resolveEnvoyGatewayArgs,
   upstreamClusterName,
   workerThreads,
+  circuitBreakerLimit,
   type EnvoyConfigInput,
 } from "../components/gateway";
 import { UPSTREAM_HTTP_PROTOCOL_OPTIONS, findMirrorPolicies, fractionalPercent, percentOf, fromJson } from "../components/upstream/envoy";
 import { loadConfig } from "../config";
 import { fixtureConfig } from "./support/stacks";
-import { envoyInput, readBackBootstrap } from "./envoy-fixture";
+import { envoyInput, group, readBackBootstrap } from "./envoy-fixture";
 
 const base: EnvoyConfigInput = envoyInput();
 
@@ -44,70 +45,66 @@ describe("gateway routes and mirroring", () => {
         for (const g of ["vision", "text"]) {
           const rs = routes(c, l).filter((r) => r.match.headers?.some((h: any) => h.name === GATEWAY_GROUP_HEADER && h.string_match?.exact === g));
           assert.ok(rs.length >= 2, `${l}: routes for ${g}`);
-          for (const r of rs) assert.equal(r.route.cluster, upstreamClusterName(g, "primary", proto));
+          for (const r of rs) assert.ok([upstreamClusterName(g, "primary", proto), upstreamClusterName(g, "canary", proto)].includes(r.route.cluster));
         }
       }
     });
 
-    it("send requests without the header to the default group only", () => {
-      const c = bootstrap({ defaultGroup: "text" });
-      const headerless = routes(c, "http").filter((r) => r.match.headers?.some((h: any) => h.name === GATEWAY_GROUP_HEADER && h.present_match === false));
-      assert.ok(headerless.length > 0);
-      for (const r of headerless) assert.equal(r.route.cluster, "text-primary-http");
-    });
-
-    it("retry only idempotent calls: GETs on HTTP, read-only methods on gRPC", () => {
+    it("retry only where the request never reached Triton (connect failure, refused stream), on another host", () => {
       const c = bootstrap();
-      for (const r of routes(c, "http")) {
-        const isGet = r.match.headers.some((h: any) => h.name === ":method" && h.string_match?.exact === "GET");
-        assert.equal(r.route.retry_policy !== undefined, isGet, `${r.name}: retry only on GET`);
-      }
-      for (const r of routes(c, "grpc")) {
-        const retried = r.route.retry_policy !== undefined;
-        assert.equal(retried, r.name.endsWith("-grpc-read"), `${r.name}`);
-        if (retried) {
-          const re = new RegExp(r.match.safe_regex.regex);
-          assert.ok(re.test("/inference.GRPCInferenceService/ModelMetadata"));
-          assert.ok(!re.test("/inference.GRPCInferenceService/ModelInfer"), "inference is never retried");
-          assert.ok(!re.test("/inference.GRPCInferenceService/RepositoryModelLoad"), "model load is never retried");
-          assert.deepEqual(
-            r.route.retry_policy.retry_host_predicate.map((p: any) => p.name),
-            ["envoy.retry_host_predicates.previous_hosts"],
-          );
-        }
+      for (const l of ["http", "grpc"]) {
+        const vh = hcm(c, l).route_config.virtual_hosts[0];
+        assert.equal(vh.retry_policy.retry_on, "connect-failure,refused-stream", l);
+        assert.deepEqual(
+          vh.retry_policy.retry_host_predicate.map((p: any) => p.name),
+          ["envoy.retry_host_predicates.previous_hosts"],
+        );
+        // No route overrides it (a route-level policy replaces the virtual host's entirely).
+        for (const r of vh.routes) assert.equal(r.route?.retry_policy, undefined, r.name);
       }
     });
 
-    it("bound inference by the timeout and streams by an idle timeout", () => {
+    it("bound inference by the timeout and streams by an idle timeout; honour gRPC deadlines up to the timeout", () => {
       const c = bootstrap({ inferTimeoutSeconds: 90 });
-      assert.equal(routes(c, "http").find((r) => r.name === "vision-http")!.route.timeout, "90s");
-      const stream = routes(c, "grpc").find((r) => r.name === "vision-grpc-stream")!;
+      assert.equal(routes(c, "http").find((r) => r.name === "model-vision-http-resnet50-infer")!.route.timeout, "90s");
+      const infer = routes(c, "grpc").find((r) => r.name === "vision-grpc-ModelInfer")!;
+      assert.deepEqual(infer.route.max_stream_duration, { grpc_timeout_header_max: "90s" });
+      const stream = routes(c, "grpc").find((r) => r.name === "vision-grpc-ModelStreamInfer")!;
       assert.equal(stream.match.path, "/inference.GRPCInferenceService/ModelStreamInfer");
       assert.equal(stream.route.timeout, "0s");
       assert.equal(stream.route.idle_timeout, "300s");
+      assert.deepEqual(stream.route.max_stream_duration, { grpc_timeout_header_max: "0s" }, "the client's deadline, uncapped");
       assert.equal(stream.route.request_mirror_policies, undefined, "streams are not mirrored");
     });
 
-    it("pass x-request-id through: keep the client's, generate when absent, return it", () => {
+    it("pass x-request-id through and log it with the route, upstream, duration and response flags", () => {
       const c = bootstrap();
       for (const l of ["http", "grpc"]) {
         const h = hcm(c, l);
         assert.equal(h.preserve_external_request_id, true);
         assert.equal(h.generate_request_id, true);
         assert.equal(h.always_set_request_id_in_response, true);
-        assert.equal(h.access_log[0].typed_config.log_format.json_format.request_id, "%REQ(X-REQUEST-ID)%");
+        const f = h.access_log[0].typed_config.log_format.json_format;
+        assert.equal(f.request_id, "%REQ(X-REQUEST-ID)%");
+        assert.equal(f.route, "%ROUTE_NAME%");
+        assert.equal(f.upstream_cluster, "%UPSTREAM_CLUSTER%");
+        assert.equal(f.upstream_host, "%UPSTREAM_HOST%");
+        assert.equal(f.duration_ms, "%DURATION%");
+        assert.equal(f.response_flags, "%RESPONSE_FLAGS%");
       }
     });
   });
 
   describe("mirror policies", () => {
-    it("mirror every route of a group with a canary to the canary cluster of the same protocol", () => {
+    it("mirror every inference route of a group with a canary to the canary cluster of the same protocol", () => {
       const c = bootstrap({ mirrorPercent: 7 });
       for (const [l, proto] of [
         ["http", "http"],
         ["grpc", "grpc"],
       ] as const) {
-        for (const r of routes(c, l).filter((r) => r.route.cluster === upstreamClusterName("vision", "primary", proto) && !r.name.endsWith("-stream"))) {
+        const inference = routes(c, l).filter((r) => r.route?.cluster === upstreamClusterName("vision", "primary", proto) && /infer$|ModelInfer$/.test(r.name));
+        assert.ok(inference.length > 0);
+        for (const r of inference) {
           assert.equal(r.route.request_mirror_policies.length, 1, r.name);
           const m = r.route.request_mirror_policies[0];
           assert.equal(m.cluster, upstreamClusterName("vision", "canary", proto));
@@ -119,7 +116,7 @@ describe("gateway routes and mirroring", () => {
 
     it("never mirror a group without a canary, and create no canary cluster for it", () => {
       const c = bootstrap();
-      for (const r of [...routes(c, "http"), ...routes(c, "grpc")].filter((r) => r.route.cluster?.startsWith("text-"))) {
+      for (const r of [...routes(c, "http"), ...routes(c, "grpc")].filter((r) => r.route?.cluster?.startsWith("text-"))) {
         assert.equal(r.route.request_mirror_policies, undefined, r.name);
       }
       assert.equal(cluster(c, "text-canary-http"), undefined);
@@ -145,7 +142,7 @@ describe("gateway routes and mirroring", () => {
           const raw = fixtureConfig("staging", { gateway: { mirrorPercent: pct } });
           const cfg = loadConfig(raw, "staging");
           const policies = findMirrorPolicies(
-            bootstrap({ servingGroups: [{ name: "vision", canary: true }], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }),
+            bootstrap({ servingGroups: [group("vision", { canary: true })], defaultGroup: "vision", mirrorPercent: cfg.gateway.mirrorPercent }),
           );
           if (pct === 0) return policies.length === 0;
           return policies.length > 0 && policies.every(({ policy }) => Math.abs(percentOf(policy.runtime_fraction.default_value) - pct) < 1e-9);
@@ -184,17 +181,39 @@ describe("gateway routes and mirroring", () => {
       assert.equal(grpc.http_health_check, undefined);
     });
 
-    it("eject failing pods (never more than half) and bound concurrency with circuit breakers", () => {
-      const c = bootstrap({ maxRequests: 300 });
+    it("eject on gateway failures only (not timeouts, not 500s) and never more than half a group", () => {
+      const c = bootstrap();
       for (const name of ["vision-primary-http", "vision-canary-grpc", "text-primary-grpc"]) {
         const od = cluster(c, name).outlier_detection;
-        assert.ok(od.consecutive_5xx > 0 && od.consecutive_gateway_failure > 0);
+        assert.equal(od.split_external_local_origin_errors, true);
+        assert.ok(od.consecutive_gateway_failure > 0);
         assert.equal(od.enforcing_consecutive_gateway_failure, 100);
+        assert.equal(od.enforcing_consecutive_5xx, 0);
+        assert.equal(od.enforcing_consecutive_local_origin_failure, 0, "timeouts are local-origin errors in split mode");
+        assert.equal(od.enforcing_success_rate, 0);
         assert.ok(od.max_ejection_percent <= 50);
-        const [t] = cluster(c, name).circuit_breakers.thresholds;
-        assert.deepEqual([t.priority, t.max_connections, t.max_pending_requests, t.max_requests], ["DEFAULT", 300, 300, 300]);
-        assert.ok(t.max_retries >= 1);
+        assert.equal(cluster(c, name).dns_refresh_rate, undefined, "deprecated at the pinned Envoy");
       }
+    });
+
+    it("size circuit breakers per gateway replica from the track's most pods", () => {
+      // vision primary: 4 pods x 64 per pod over (3 - 1) replicas = 128; its canary: 1 pod -> 32.
+      const c = bootstrap({ maxRequestsPerPod: 64, gatewayReplicas: 3 });
+      const limit = (name: string) => cluster(c, name).circuit_breakers.thresholds[0];
+      assert.deepEqual([limit("vision-primary-http").max_requests, limit("vision-primary-http").max_pending_requests], [128, 128]);
+      assert.equal(limit("vision-canary-grpc").max_requests, 32);
+      assert.equal(bootstrap({ gatewayReplicas: 1 }).static_resources.clusters[0].circuit_breakers.thresholds[0].max_requests, 256);
+      assert.ok(limit("vision-primary-http").max_retries >= 3);
+      assert.equal(circuitBreakerLimit({ maxRequestsPerPod: 10, gatewayReplicas: 5 }, 7), 18);
+    });
+
+    it("limit heap and downstream connections with the overload manager", () => {
+      const om = bootstrap({ memoryLimitBytes: 1000, maxClientConnections: 777 }).overload_manager;
+      const monitors = Object.fromEntries(om.resource_monitors.map((m: any) => [m.name, m.typed_config]));
+      assert.equal(monitors["envoy.resource_monitors.fixed_heap"].max_heap_size_bytes, 900);
+      assert.equal(monitors["envoy.resource_monitors.downstream_connections"].max_active_downstream_connections, 777);
+      assert.ok(om.actions.some((a: any) => a.name === "envoy.overload_actions.stop_accepting_requests"));
+      for (const a of om.actions) for (const t of a.triggers) assert.equal(t.name, "envoy.resource_monitors.fixed_heap");
     });
   });
 
@@ -244,6 +263,28 @@ describe("gateway routes and mirroring", () => {
       assert.equal(pod.topologySpreadConstraints[0].whenUnsatisfiable, "DoNotSchedule");
       assert.deepEqual(ctr.args.slice(ctr.args.indexOf("--concurrency"), ctr.args.indexOf("--concurrency") + 2), ["--concurrency", "2"]);
       assert.equal(pod.automountServiceAccountToken, false);
+    });
+
+    it("drain before exit: the preStop fails the health check and drains on the loopback admin, and the grace outlasts drain plus the longest request", () => {
+      for (const [drainSeconds, inferTimeoutSeconds] of [
+        [30, 60],
+        [5, 3600],
+        [600, 1],
+      ]) {
+        const pod = (gatewayDeployment(resolveEnvoyGatewayArgs({ ...args, drainSeconds, inferTimeoutSeconds })) as any).spec.template.spec;
+        const ctr = pod.containers[0];
+        const [shell, flag, script] = ctr.lifecycle.preStop.exec.command;
+        assert.deepEqual([shell, flag], ["/bin/bash", "-c"]);
+        const fail = script.indexOf("POST /healthcheck/fail HTTP/1.1");
+        const drain = script.indexOf("POST /drain_listeners?graceful HTTP/1.1");
+        assert.ok(fail >= 0 && drain > fail, "health check failed first, then the listeners drained");
+        assert.ok(script.includes(`/dev/tcp/${ENVOY_ADMIN.address}/${ENVOY_ADMIN.port}`), "on the loopback admin");
+        assert.ok(!/[\r\n]/.test(script), "no control characters in the command (printf writes the CR LF)");
+        assert.ok(script.endsWith(`sleep ${drainSeconds + inferTimeoutSeconds}`));
+        assert.ok(pod.terminationGracePeriodSeconds > drainSeconds + inferTimeoutSeconds);
+        const at = ctr.args.indexOf("--drain-time-s");
+        assert.deepEqual(ctr.args.slice(at, at + 4), ["--drain-time-s", String(drainSeconds), "--drain-strategy", "gradual"]);
+      }
     });
 
     it("Service exposes only 8000 and 8001; a load balancer only with client CIDRs, restricted to them", () => {

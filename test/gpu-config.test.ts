@@ -118,7 +118,7 @@ describe("gpu stack config", () => {
   it("the canary's image is checked too, under its own key", () => {
     const p = problems("prod", (s) => {
       s.gpu.amiType = "AL2_x86_64_GPU";
-      s.triton.groups[0].image = { tag: "24.10-py3" };
+      s.triton.groups[0].image = { tag: "25.01-py3" };
       s.triton.groups[0].canary.image = { tag: "25.08-py3" };
     });
     assert.equal(p.length, 1, p.join("\n"));

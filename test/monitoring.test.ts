@@ -58,7 +58,7 @@ describe("monitoring component", () => {
       assert.deepEqual(grafana.admin, { existingSecret: secret.props.metadata.name, userKey: "admin-user", passwordKey: "admin-password" });
       // The whole stringData is a secret output (it holds the RandomPassword's result): only masks are recorded.
       assert.equal(secret.props.stringData["admin-password"], MASK);
-      const pw = one(p.resources, "random:index/randomPassword:RandomPassword");
+      const pw = one(p.resources, "random:index/randomPassword:RandomPassword", "monitoring-grafana-admin");
       assert.ok(pw.props.length >= 32);
       assert.ok(secret.dependencies.length > 0);
       // The sidecar reads this namespace only, through a Role (no cluster-wide read of Secrets).

@@ -137,6 +137,24 @@ export const MUTATIONS: Mutation[] = [
       ),
   },
   {
+    rule: "gateway-canary-traffic-within-max",
+    breaks: "sends 30 % of a model's real traffic to the canary (prod cap 10 %)",
+    mutate: (rs) =>
+      editEnvoy(rs, (c) =>
+        walk(c, (o) => {
+          if (!Array.isArray(o.routes)) return;
+          const r = o.routes.find((x: Record<string, any>) => x.route?.request_mirror_policies);
+          if (r)
+            o.routes.unshift({
+              ...r,
+              name: `${r.name}-canary`,
+              match: { ...r.match, runtime_fraction: { default_value: { numerator: 30, denominator: "HUNDRED" } } },
+              route: { ...r.route, cluster: r.route.request_mirror_policies[0].cluster, request_mirror_policies: undefined },
+            });
+        }),
+      ),
+  },
+  {
     rule: "gateway-envoy-admin-not-exposed",
     breaks: "binds Envoy's admin interface to 0.0.0.0",
     mutate: (rs) => editEnvoy(rs, (c) => (c.admin.address.socket_address.address = "0.0.0.0")),
@@ -307,8 +325,9 @@ export const MUTATIONS: Mutation[] = [
       editEnvoy(
         rs,
         (c) =>
-          (c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster =
-            "vision-canary-htp"),
+          (c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes.find(
+            (r: Record<string, any>) => r.route?.request_mirror_policies,
+          ).route.request_mirror_policies[0].cluster = "vision-canary-htp"),
       ),
   },
   {

@@ -192,12 +192,18 @@ describe("stack-wide policies", () => {
     const P = "gateway-clusters-defined";
     it("fires on a mirror to an undefined cluster, naming the full path and the value", async () => {
       const rs = await planned();
-      editEnvoy(rs, (c) => (firstRoute(c).route.request_mirror_policies[0].cluster = "vision-canary-htp"));
+      // The first route that mirrors (only inference routes do).
+      let index = -1;
+      editEnvoy(rs, (c) => {
+        const routes: Record<string, any>[] = c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes;
+        index = routes.findIndex((r) => r.route?.request_mirror_policies);
+        routes[index].route.request_mirror_policies[0].cluster = "vision-canary-htp";
+      });
       const vs = await violations(P, rs);
       assert.equal(vs.length, 1);
       assert.equal(
         vs[0].path,
-        'data["envoy.json"].static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[0].route.request_mirror_policies[0].cluster',
+        `data["envoy.json"].static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[${index}].route.request_mirror_policies[0].cluster`,
       );
       assert.equal(vs[0].value, "vision-canary-htp");
       assert.match(vs[0].message, /is "vision-canary-htp", which static_resources\.clusters does not define/);

@@ -163,3 +163,50 @@ describe("serving group config", () => {
     );
   });
 });
+
+describe("triton config: releases the option table covers, and forward patterns that keep the admin key", () => {
+  it("refuses an image release the option table does not cover, primary or canary, naming the key", () => {
+    expectProblem(
+      prodWith((g) => (g.image.tag = "24.10-py3")),
+      /^triton-platform:triton\.groups\[0\]\.image\.tag must be a release the tritonserver option table covers \(25\.01 to 26\.08/,
+    );
+    expectProblem(
+      prodWith((g) => (g.canary.image = { tag: "27.01-py3" })),
+      /^triton-platform:triton\.groups\[0\]\.canary\.image\.tag must be a release the tritonserver option table covers/,
+    );
+    assert.deepEqual(problems(prodWith((g) => (g.image.tag = "26.08-py3"))), []);
+  });
+
+  it("checks extraArgs against each track's release: a flag newer than the canary's release is refused", () => {
+    expectProblem(
+      prodWith((g) => {
+        g.image.tag = "26.08-py3";
+        g.canary.image = { tag: "26.02-py3" };
+        g.extraArgs = ["--allow-client-shm=false"];
+      }),
+      /extraArgs\[0\] must be a real, current tritonserver flag .*not a flag of tritonserver 26\.02/,
+    );
+    assert.deepEqual(
+      problems(
+        prodWith((g) => {
+          g.image.tag = "26.08-py3";
+          g.canary.image = { tag: "26.05-py3" };
+          g.extraArgs = ["--allow-client-shm=false"];
+        }),
+      ),
+      [],
+    );
+  });
+
+  it("refuses a header forward pattern that would forward the admin key into request parameters", () => {
+    for (const pattern of [".*", "triton-.*", "x-request-id|admin", "ADMIN-KEY", "(unclosed"]) {
+      expectProblem(
+        prodWith((g) => (g.headerForwardPattern = pattern)),
+        /^triton-platform:triton\.groups\[0\]\.headerForwardPattern must not match triton-/,
+      );
+    }
+    for (const pattern of ["x-request-id", "^x-request-id$", "x-request-id|traceparent", "x-b3-.*"]) {
+      assert.deepEqual(problems(prodWith((g) => (g.headerForwardPattern = pattern))), [], pattern);
+    }
+  });
+});

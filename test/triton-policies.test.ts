@@ -165,6 +165,22 @@ describe("Triton policy rules", () => {
     assert.match(v[0], /\/dev\/shm spec\.template\.spec\.volumes\[0\]\.emptyDir\.sizeLimit 24Gi must be below .*resources\.limits\.memory \(24Gi\)/);
   });
 
+  it("triton-real-flags accepts the restriction flags, and checks flags against the image's release", async () => {
+    assert.deepEqual(await violations("triton-real-flags", compliant()), [], "the emitted restriction and forward flags are real");
+    const laterFlag = (image: string) =>
+      broken((s) => {
+        tritonC(s).image = image;
+        tritonC(s).args.push("--allow-client-shm=false");
+      });
+    const v = await violations("triton-real-flags", laterFlag("nvcr.io/nvidia/tritonserver:25.01-py3"));
+    assert.match(v[0], /--allow-client-shm: is not a flag of tritonserver 25\.01: its parser has it from 26\.04 on/);
+    assert.match((await violations("triton-real-flags", laterFlag(`nvcr.io/nvidia/tritonserver:25.01-py3@sha256:${"b".repeat(64)}`)))[0], /25\.01/);
+    assert.deepEqual(await violations("triton-real-flags", laterFlag("nvcr.io/nvidia/tritonserver:26.08-py3")), []);
+    // An image that names no release (or one the table lacks): checked against any release of the table.
+    assert.deepEqual(await violations("triton-real-flags", laterFlag("registry.example.com/ml/custom:1.0")), []);
+    assert.deepEqual(await violations("triton-real-flags", laterFlag("nvcr.io/nvidia/tritonserver:24.10-py3")), []);
+  });
+
   it("triton-startup-probe fires when the probe allows less than the minimum start-up time", async () => {
     const v = await violations(
       "triton-startup-probe",

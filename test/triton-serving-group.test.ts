@@ -257,7 +257,10 @@ describe("Triton serving group builders", () => {
     assert.deepEqual(spec.volumes.find((v: { name: string }) => v.name === "model-repository").persistentVolumeClaim, { claimName: "models", readOnly: true });
     assert.ok(c.volumeMounts.some((m: { mountPath: string; readOnly?: boolean }) => m.mountPath === "/models" && m.readOnly === true));
     assert.ok(!c.env.some((e: { name: string }) => e.name === "TRITON_AWS_MOUNT_DIRECTORY"));
-    assert.deepEqual(c.env, [{ name: "AWS_DEFAULT_REGION", value: "eu-west-1" }]);
+    assert.deepEqual(c.env, [
+      { name: "TRITON_PLATFORM_ADMIN_KEY", valueFrom: { secretKeyRef: { name: "nlp-triton-admin", key: "key" } } },
+      { name: "AWS_DEFAULT_REGION", value: "eu-west-1" },
+    ]);
     assert.equal(c.args.filter((a: string) => a.startsWith("--cuda-memory-pool-byte-size=")).length, 2);
     assert.equal(c.resources.limits["nvidia.com/gpu"], "2");
   });

@@ -3,9 +3,10 @@
 import { createHash } from "node:crypto";
 import type * as k8s from "@pulumi/kubernetes";
 import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS } from "../contracts";
-import { ADMIN_PATHS, ENVOY_BINARY, ENVOY_IMAGE_REPOSITORY, ENVOY_UID, envoyArgs, toJson } from "../upstream/envoy";
+import { quantityValue } from "../../lib/quantity";
+import { ADMIN_DRAIN_PATHS, ADMIN_PATHS, ENVOY_BINARY, ENVOY_IMAGE_REPOSITORY, ENVOY_UID, envoyArgs, toJson } from "../upstream/envoy";
 import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
-import { ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap } from "./envoy-config";
+import { ENVOY_ADMIN, ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap, type EnvoyConfigInput } from "./envoy-config";
 import type { ResolvedEnvoyGatewayArgs } from "./schema";
 
 const CONFIG_DIR = "/etc/envoy";
@@ -19,23 +20,59 @@ export function workerThreads(cpu: string): number {
   return Math.max(1, Math.ceil(cores));
 }
 
+/** The bootstrap's input from the resolved arguments. */
+export function envoyConfigInput(r: ResolvedEnvoyGatewayArgs): EnvoyConfigInput {
+  return {
+    servingGroups: r.servingGroups,
+    tritonNamespace: r.namespace,
+    clusterDomain: r.clusterDomain,
+    defaultGroup: r.defaultGroup,
+    mirrorPercent: r.mirrorPercent,
+    inferTimeoutSeconds: r.inferTimeoutSeconds,
+    maxRequestsPerPod: r.maxRequestsPerPod,
+    gatewayReplicas: r.replicas,
+    maxClientConnections: r.maxClientConnections,
+    memoryLimitBytes: quantityValue(r.memory),
+  };
+}
+
+/**
+ * How long a stopping gateway pod stays up after its preStop starts, and its grace period:
+ * drain (the listeners discourage requests, then close) plus the longest request still in
+ * flight (the inference timeout), then Envoy gets SIGTERM and exits at once. The grace adds a
+ * margin over that, so the kubelet's SIGKILL never lands mid-drain. Both are derived from
+ * drainSeconds and inferTimeoutSeconds, so no key can make the grace too short. What it
+ * cannot cover: a ModelStreamInfer stream (no overall timeout) still open after drain +
+ * timeout is cut; its client gets GOAWAY at the drain's start and should reconnect.
+ */
+export function gatewayShutdown(r: Pick<ResolvedEnvoyGatewayArgs, "drainSeconds" | "inferTimeoutSeconds">): {
+  preStopSeconds: number;
+  terminationGracePeriodSeconds: number;
+} {
+  const preStopSeconds = r.drainSeconds + r.inferTimeoutSeconds;
+  return { preStopSeconds, terminationGracePeriodSeconds: preStopSeconds + SHUTDOWN_MARGIN_SECONDS };
+}
+/** Time for the preStop's admin calls and Envoy's exit after SIGTERM. */
+const SHUTDOWN_MARGIN_SECONDS = 15;
+
+/**
+ * The preStop hook: POST /healthcheck/fail, then /drain_listeners?graceful on the loopback
+ * admin, then wait out the drain and the longest request. The image (Ubuntu based) has bash
+ * and no curl, so the two POSTs go over bash's /dev/tcp. A failed call does not stop the wait.
+ */
+export function gatewayPreStop(preStopSeconds: number): string[] {
+  const post = (path: string) =>
+    `{ exec 3<>/dev/tcp/${ENVOY_ADMIN.address}/${ENVOY_ADMIN.port} && printf 'POST ${path} HTTP/1.1\\r\\nHost: localhost\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n' >&3 && timeout 5 cat <&3 >/dev/null; exec 3>&-; } || true`;
+  return ["/bin/bash", "-c", [post(ADMIN_DRAIN_PATHS.healthcheckFail), post(ADMIN_DRAIN_PATHS.drainListenersGraceful), `sleep ${preStopSeconds}`].join("; ")];
+}
+
 const bootstrapJsonOf = new WeakMap<ResolvedEnvoyGatewayArgs, string>();
 
 /** Pure: the bootstrap JSON (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
 export function gatewayBootstrapJson(r: ResolvedEnvoyGatewayArgs): string {
   const known = bootstrapJsonOf.get(r);
   if (known !== undefined) return known;
-  const text = toJson(
-    envoyBootstrap({
-      servingGroups: r.servingGroups,
-      tritonNamespace: r.namespace,
-      clusterDomain: r.clusterDomain,
-      defaultGroup: r.defaultGroup,
-      mirrorPercent: r.mirrorPercent,
-      inferTimeoutSeconds: r.inferTimeoutSeconds,
-      maxRequests: r.maxRequests,
-    }),
-  );
+  const text = toJson(envoyBootstrap(envoyConfigInput(r)));
   bootstrapJsonOf.set(r, text);
   return text;
 }
@@ -68,6 +105,7 @@ export function gatewayConfigMap(r: ResolvedEnvoyGatewayArgs): k8s.types.input.c
 
 export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.apps.v1.Deployment {
   const configText = gatewayBootstrapJson(r);
+  const shutdown = gatewayShutdown(r);
   const podLabels = { ...r.labels, ...GATEWAY_POD_LABELS };
   return {
     apiVersion: "apps/v1",
@@ -85,8 +123,8 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
         spec: {
           // Static config: Envoy never talks to the Kubernetes API, so it gets no token to leak.
           automountServiceAccountToken: false,
-          // drain-time-s plus headroom: in-flight inferences finish before SIGKILL.
-          terminationGracePeriodSeconds: 45,
+          // Drain plus the longest request plus a margin (gatewayShutdown): in-flight inferences finish before SIGKILL.
+          terminationGracePeriodSeconds: shutdown.terminationGracePeriodSeconds,
           securityContext: {
             runAsNonRoot: true,
             runAsUser: ENVOY_UID,
@@ -113,7 +151,9 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
               name: "envoy",
               image: `${ENVOY_IMAGE_REPOSITORY}:${r.imageTag}`,
               command: [ENVOY_BINARY],
-              args: envoyArgs({ configPath: `${CONFIG_DIR}/${ENVOY_CONFIG_FILE}`, concurrency: workerThreads(r.cpu), drainSeconds: 30 }),
+              args: envoyArgs({ configPath: `${CONFIG_DIR}/${ENVOY_CONFIG_FILE}`, concurrency: workerThreads(r.cpu), drainSeconds: r.drainSeconds }),
+              // Envoy exits on SIGTERM without draining: fail the health check and drain first.
+              lifecycle: { preStop: { exec: { command: gatewayPreStop(shutdown.preStopSeconds) } } },
               ports: [
                 { name: "http", containerPort: GATEWAY_PORTS.http, protocol: "TCP" },
                 { name: "grpc", containerPort: GATEWAY_PORTS.grpc, protocol: "TCP" },

@@ -7,12 +7,13 @@
 import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import type { ServingGroupRef } from "../contracts";
-import { ENVOY_DEFAULT_TAG } from "../upstream/envoy";
+import { ENVOY_DEFAULT_TAG, ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
 import { hasHostBits, isWorldOpen, parseCidr } from "../../lib/cidr";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
 import {
   bool,
   checkSettings,
+  str,
   dnsLabel,
   doc,
   integer,
@@ -41,10 +42,7 @@ export const clientCidr = v.pipe(
 );
 
 /** A percentage with at most 4 decimal places (Envoy's finest fraction is 1/MILLION = 0.0001 %). */
-const mirrorPercent = v.pipe(
-  number({ min: 0, max: 100 }),
-  v.check((p) => Math.abs(Math.round(p * 1e4) - p * 1e4) < 1e-6, "must have at most 4 decimal places (Envoy's finest mirror fraction is 0.0001 %)"),
-);
+export const envoyPercent = v.pipe(number({ min: 0, max: 100 }), v.check(isEnvoyPercent, ENVOY_PERCENT_RULE));
 
 /** The keys a stack file sets in its `gateway` section (and a direct caller alike). */
 const gatewayEntries = {
@@ -55,7 +53,7 @@ const gatewayEntries = {
     { default: "the first of triton.groups" },
   ),
   mirrorPercent: doc(
-    v.optional(mirrorPercent, 0),
+    v.optional(envoyPercent, 0),
     "Percentage of each group's requests shadowed to its canary, 0–100 with at most 4 decimal places " +
       "(Envoy's finest fraction is 1/MILLION); 0 disables mirroring.",
   ),
@@ -80,8 +78,24 @@ const gatewayEntries = {
     v.optional(oneOf(["internal", "internet-facing"] as const), "internal"),
     "Scheme of the gateway's NLB (when clientCidrs is set): internal or internet-facing.",
   ),
-  inferTimeoutSeconds: doc(v.optional(integer({ min: 1, max: 3600 }), 60), "Upper bound for one inference call, in seconds (1–3600)."),
-  maxRequests: doc(v.optional(integer({ min: 1 }), 1024), "Circuit breaker: concurrent requests (and pending requests, connections) per upstream cluster."),
+  inferTimeoutSeconds: doc(
+    v.optional(integer({ min: 1, max: 3600 }), 60),
+    "Upper bound for one inference call, in seconds (1–3600); a gRPC client's shorter deadline (grpc-timeout) is honoured. " +
+      "The gateway pod's drain and termination grace are derived from it.",
+  ),
+  maxRequestsPerPod: doc(
+    v.optional(integer({ min: 1 }), 64),
+    "Concurrent requests the gateway fleet gives one Triton pod; each replica's circuit breakers allow this × the track's most pods " +
+      "(HPA max, canary replicas) ÷ (replicas − 1, at least 1), and answer 503 beyond it instead of queueing.",
+  ),
+  maxClientConnections: doc(
+    v.optional(integer({ min: 1 }), 4096),
+    "Downstream connections one gateway replica accepts (overload manager); beyond it new connections are refused.",
+  ),
+  drainSeconds: doc(
+    v.optional(integer({ min: 1, max: 600 }), 30),
+    "--drain-time-s: how long a stopping gateway pod discourages requests (gradual Connection: close / GOAWAY) before its listeners close.",
+  ),
 };
 
 /** The `triton-platform:gateway` section of a stack file. */
@@ -90,10 +104,28 @@ export const gatewaySettings = doc(
   "The Envoy gateway in front of the serving groups (routes, canary mirroring, circuit breakers) and who may reach it.",
 );
 
-const servingGroupRef = section({
-  name: doc(dnsLabel, "The group's name (its Services are named after it)."),
-  canary: doc(bool(), "The group has a canary track: its routes get a mirror to it."),
-});
+const servingGroupRef = refined(
+  section({
+    name: doc(dnsLabel, "The group's name (its Services are named after it)."),
+    canary: doc(bool(), "The group has a canary track: its inference routes get a mirror to it."),
+    models: doc(v.optional(list(str()), []), "Models the primary loads: routed by name. Empty: the group is reached by its header only."),
+    canaryModels: doc(v.optional(list(str()), []), "Models the canary loads: only their inference is mirrored or split to it."),
+    canaryTrafficPercent: doc(v.optional(envoyPercent, 0), "Share of the group's real inference traffic its canary serves (0: shadowing only)."),
+    maxPods: doc(
+      v.optional(
+        section({
+          primary: doc(v.optional(integer({ min: 1 }), 1), "Most primary pods (the HPA's max)."),
+          canary: doc(v.optional(integer({ min: 0 }), 1), "Canary pods."),
+        }),
+        {},
+      ),
+      "Most pods of each track: sizes the circuit breakers.",
+    ),
+  }),
+  (g, ctx) => {
+    if (g.canaryTrafficPercent > 0 && !g.canary) ctx.addIssue({ path: ["canaryTrafficPercent"], message: "must be 0 for a group without a canary" });
+  },
+);
 
 /** Every setting of an EnvoyGateway: the section's keys and what only a component caller passes. */
 export const envoyGatewaySettings = refined(

@@ -11,11 +11,12 @@ const KNOWN = Object.keys(TRITON_DRIVER_REQUIREMENTS).sort();
 
 /**
  * The Triton release of an image reference, or undefined when it is not a tritonserver image
- * whose tag names a release (custom images built on top of Triton, digests): those are not
- * checked. "nvcr.io/nvidia/tritonserver:25.01-py3" → "25.01".
+ * whose tag names a release (custom images built on top of Triton, a digest alone): those are
+ * not checked. A tag pinned by digest keeps its release, so the pin keeps the check.
+ * "nvcr.io/nvidia/tritonserver:25.01-py3" and "…:25.01-py3@sha256:…" → "25.01".
  */
 export function tritonReleaseOf(image: string): string | undefined {
-  const m = /^(?:(.+)\/)?tritonserver:(\d{2}\.\d{2})(?:-[A-Za-z0-9_.-]+)?$/.exec(image.trim());
+  const m = /^(?:(.+)\/)?tritonserver:(\d{2}\.\d{2})(?:-[A-Za-z0-9_.-]+)?(?:@sha256:[a-f0-9]{64})?$/.exec(image.trim());
   return m ? m[2] : undefined;
 }
 

@@ -10,6 +10,7 @@ import {
   HPA_QUEUE_METRIC,
   NODE_LABEL_GPU_TYPE,
   TRITON_METRICS_PORT_NAME,
+  TRITON_ADMIN_HEADER,
   TRITON_METRICS_SERVICE_LABEL,
   TRITON_GID,
   TRITON_PORTS,
@@ -45,9 +46,37 @@ function podLabels(r: ResolvedTritonServer, track: Track): Record<string, string
   return { ...r.labels, ...tritonSelector(r.name, track), [COMPONENT]: "server" };
 }
 
+/** Container env var the admin key reaches tritonserver through; the args name it as `$(VAR)`, which the kubelet expands. */
+export const ADMIN_KEY_ENV = "TRITON_PLATFORM_ADMIN_KEY";
+/** Key of the admin Secret's data. */
+export const ADMIN_KEY_SECRET_KEY = "key";
+/** Length of the generated admin key ([A-Za-z0-9]: about 285 bits). */
+export const ADMIN_KEY_LENGTH = 48;
+
+/** The Secret holding a group's admin key (primary and canary share it). */
+export function tritonAdminSecretName(group: string): string {
+  return `${group}-triton-admin`;
+}
+
+/**
+ * The admin key Secret of a group: the value Triton's control APIs (model repository, config,
+ * shared memory, logging, trace, statistics) demand in TRITON_ADMIN_HEADER. The value is a
+ * generated secret Output; it never appears in clear in a manifest or the plan.
+ */
+export function tritonAdminSecret(r: ResolvedTritonServer, key: pulumi.Input<string>): Manifest<k8s.types.input.core.v1.Secret> {
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: meta(r, tritonAdminSecretName(r.name), "primary", { [COMPONENT]: "admin-key" }),
+    type: "Opaque",
+    stringData: { [ADMIN_KEY_SECRET_KEY]: key },
+  };
+}
+
 /** The tritonserver arguments of a track. */
 export function trackArgs(r: ResolvedTritonServer, t: ResolvedTrack, repositoryUri: string): string[] {
   return tritonServerArgs({
+    release: t.release,
     modelRepository: repositoryUri,
     modelControlMode: r.modelControlMode,
     models: t.models,
@@ -55,7 +84,8 @@ export function trackArgs(r: ResolvedTritonServer, t: ResolvedTrack, repositoryU
     gpuCount: r.gpu.count,
     cudaMemoryPoolByteSize: r.cudaMemoryPoolByteSize,
     pinnedMemoryPoolByteSize: r.pinnedMemoryPoolByteSize,
-    httpHeaderForwardPattern: r.httpHeaderForwardPattern,
+    headerForwardPattern: r.headerForwardPattern,
+    admin: { header: TRITON_ADMIN_HEADER, value: `$(${ADMIN_KEY_ENV})` },
     logVerbose: r.logVerbose,
     extraArgs: r.extraArgs,
   });
@@ -142,6 +172,8 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
               command: ["tritonserver"],
               args: trackArgs(r, t, repo.uri),
               env: [
+                // The admin key, for the restriction flags' $(VAR) (defined here, or the kubelet would pass the literal text).
+                { name: ADMIN_KEY_ENV, valueFrom: { secretKeyRef: { name: tritonAdminSecretName(r.name), key: ADMIN_KEY_SECRET_KEY } } },
                 ...repo.env.map((e) => ({ name: e.name, value: e.value })),
                 ...(s3 ? [{ name: "TRITON_AWS_MOUNT_DIRECTORY", value: MODEL_CACHE_DIR }] : []),
               ],

@@ -4,9 +4,13 @@
 // functions of ./builders.
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
+import * as random from "@pulumi/random";
 import type { Track } from "../contracts";
-import { resolveTritonServer, type ResolvedTritonServer, type TritonServerArgs } from "./schema";
+import { warn } from "../../lib/warnings";
+import { resolveTritonServer, tritonGroupWarnings, type ResolvedTritonServer, type TritonServerArgs } from "./schema";
 import {
+  ADMIN_KEY_LENGTH,
+  tritonAdminSecret,
   tritonHeadlessService,
   tritonHorizontalPodAutoscaler,
   tritonMetricsService,
@@ -33,6 +37,8 @@ export class TritonServer extends pulumi.ComponentResource {
   readonly resolved: ResolvedTritonServer;
   readonly tracks: Partial<Record<Track, TritonTrackResources>>;
   readonly horizontalPodAutoscaler: k8s.autoscaling.v2.HorizontalPodAutoscaler;
+  /** The admin key Secret (tritonAdminSecretName) both tracks read their restriction value from. */
+  readonly adminSecret: k8s.core.v1.Secret;
 
   constructor(name: string, args: TritonServerArgs, opts?: pulumi.ComponentResourceOptions) {
     // Defaults and rules once, through the schema the stack config uses, before anything
@@ -44,6 +50,13 @@ export class TritonServer extends pulumi.ComponentResource {
     // Children do not inherit the component's dependsOn (e.g. on the namespace): pass it on.
     const child = { parent: this, dependsOn: opts?.dependsOn };
     const tracks: Partial<Record<Track, TritonTrackResources>> = {};
+    for (const w of tritonGroupWarnings(r)) warn(w, (m) => void pulumi.log.warn(m, this));
+
+    // Generated, kept only as a secret in state: no literal key in code, stack files or the plan.
+    const adminKey = new random.RandomPassword(`${name}-admin-key`, { length: ADMIN_KEY_LENGTH, special: false }, { parent: this });
+    this.adminSecret = new k8s.core.v1.Secret(`${name}-admin-key`, tritonAdminSecret(r, adminKey.result), child);
+    // A pod whose env names a missing Secret does not start (CreateContainerConfigError): the Secret first.
+    const podsAfterSecret = { ...child, dependsOn: [...dependsOnList(opts?.dependsOn), this.adminSecret] };
 
     for (const t of r.tracks) {
       // The builder returns plain data; only the binding's values make it an Output.
@@ -55,7 +68,7 @@ export class TritonServer extends pulumi.ComponentResource {
           { metadata: sts.metadata, spec: sts.spec },
           // The HPA owns spec.replicas after creation; re-applying the configured count on
           // every update would undo its scaling.
-          hpaOwnsReplicas ? { ...child, ignoreChanges: ["spec.replicas"] } : child,
+          hpaOwnsReplicas ? { ...podsAfterSecret, ignoreChanges: ["spec.replicas"] } : podsAfterSecret,
         ),
         headlessService: new k8s.core.v1.Service(`${t.name}-headless`, tritonHeadlessService(r, t.track), child),
         service: new k8s.core.v1.Service(t.name, tritonService(r, t.track), child),
@@ -74,6 +87,12 @@ export class TritonServer extends pulumi.ComponentResource {
       services: Object.values(tracks).map((x) => x.service.metadata.name),
     });
   }
+}
+
+/** The resources a dependsOn option names, as a list (it may be one resource, a list or an Input of either). */
+function dependsOnList(d: pulumi.ComponentResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {
+  if (d === undefined) return [];
+  return Array.isArray(d) ? d : [d as pulumi.Input<pulumi.Resource>];
 }
 
 export interface TritonPriorityClassArgs {

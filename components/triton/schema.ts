@@ -4,14 +4,50 @@
 // settings through `tritonGroupSettings` (resolveTritonServer), so both get the same
 // default from the same line and the same errors in the same wording.
 import * as v from "valibot";
-import { type DeepReadonly, doc, dnsLabel, integer, list, oneOf, parseSettings, pattern, quantity, refined, section, str, uniqueList } from "../../lib/schema";
+import {
+  type DeepReadonly,
+  doc,
+  dnsLabel,
+  integer,
+  list,
+  number,
+  oneOf,
+  parseSettings,
+  pattern,
+  quantity,
+  refined,
+  section,
+  str,
+  uniqueList,
+} from "../../lib/schema";
 import { quantityValue } from "../../lib/quantity";
-import { tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
-import { extraArgsErrors } from "../upstream/tritonserver";
+import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
+import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
+import { ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
 
 /** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
 export const TRITON_IMAGE_TAG = /^\d{2}\.\d{2}-(py3|py3-min|vllm-python-py3|trtllm-python-py3)$/;
+
+/**
+ * The admin header name a forward pattern matches (Triton: RE2 PartialMatch, case-insensitive),
+ * if any. Read as a JavaScript regular expression, which agrees with RE2 on the patterns a
+ * header list needs; one JavaScript cannot compile is taken to match (refused rather than guessed).
+ */
+function adminHeaderForwarded(pattern: string): string | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, "i");
+  } catch {
+    return `${TRITON_ADMIN_HEADER} (the pattern could not be checked)`;
+  }
+  return [TRITON_ADMIN_HEADER, TRITON_ADMIN_GRPC_METADATA].find((h) => re.test(h));
+}
+
+/** The container release (`yy.mm`) of a tag TRITON_IMAGE_TAG accepts. */
+export function releaseOfTag(tag: string): string {
+  return tag.slice(0, 5);
+}
 
 const imageTag = pattern(TRITON_IMAGE_TAG, "must be a Triton release tag such as 25.01-py3 (<yy.mm>-py3 or a -py3 variant; never latest)");
 const imageDigest = pattern(/^sha256:[a-f0-9]{64}$/, "must be an image digest sha256:<64 hex digits>");
@@ -47,6 +83,11 @@ const canary = section({
       v.minValue(1, "must be >= 1: a canary with no pods receives no mirrored traffic (remove `canary` to run without one)"),
     ),
     "Canary pods; at least one (they receive the traffic the gateway mirrors).",
+  ),
+  trafficPercent: doc(
+    v.optional(v.pipe(number({ min: 0, max: 100 }), v.check(isEnvoyPercent, ENVOY_PERCENT_RULE)), 0),
+    "Share (0–100, at most 4 decimal places) of the group's real inference traffic the gateway sends to the canary instead of the primary, " +
+      "after shadowing; those requests are not mirrored. Capped per environment by policy gateway-canary-traffic-within-max.",
   ),
 });
 
@@ -119,9 +160,10 @@ export const tritonGroupSettings = refined(
     ),
     cudaMemoryPoolByteSize: doc(v.optional(integer({ min: 0 }), 268_435_456), "--cuda-memory-pool-byte-size per GPU, bytes."),
     pinnedMemoryPoolByteSize: doc(v.optional(integer({ min: 0 }), 268_435_456), "--pinned-memory-pool-byte-size, bytes."),
-    httpHeaderForwardPattern: doc(
+    headerForwardPattern: doc(
       v.optional(pattern(/^\S+$/, "must be a regular expression without spaces"), "x-request-id"),
-      "--http-header-forward-pattern: request headers passed to the backends (a regular expression).",
+      "--http-header-forward-pattern and --grpc-header-forward-pattern: request headers (gRPC: metadata) Triton copies into each inference " +
+        "request as parameters, matched case-insensitively (a regular expression); backends and traces see them, e.g. the gateway's x-request-id.",
     ),
     logVerbose: doc(v.optional(integer({ min: 0 }), 0), "--log-verbose (0 = off)."),
     // An absent hpa parses as {}: targetQueueUs gets its default here, once.
@@ -166,7 +208,30 @@ export const tritonGroupSettings = refined(
     const { min, max } = hpaBounds(g.replicas, g.hpa);
     if (min > max) add(["hpa", "min"], `must be <= hpa.max (${max})`);
     else if (g.replicas < min || g.replicas > max) add(["replicas"], `must be between hpa.min (${min}) and hpa.max (${max})`);
-    for (const { index, error } of extraArgsErrors(g.extraArgs)) {
+    // Each image's release must be one the option table covers: its flags are checked against that release's parser.
+    const releases: string[] = [];
+    for (const [path, tag] of [
+      [["image", "tag"], g.image.tag],
+      [["canary", "image", "tag"], g.canary?.image?.tag],
+    ] as const) {
+      if (tag === undefined) continue;
+      const release = releaseOfTag(tag);
+      if (isTritonOptionRelease(release)) releases.push(release);
+      else
+        add(
+          [...path],
+          `must be a release the tritonserver option table covers (${TRITON_OPTION_RANGE}; components/upstream/tritonserver.ts), so its flags can be checked: ` +
+            "add the release there first (CONTRIBUTING.md)",
+        );
+    }
+    // Forwarded headers become request parameters model code reads: never the admin key.
+    const forwards = adminHeaderForwarded(g.headerForwardPattern);
+    if (forwards)
+      add(
+        ["headerForwardPattern"],
+        `must not match ${forwards}: Triton would copy the admin key into every inference request's parameters, where model code reads it`,
+      );
+    for (const { index, error } of extraArgsErrors(g.extraArgs, releases.length ? releases : [undefined])) {
       add(["extraArgs", index], `must be a real, current tritonserver flag the group does not already set (${error.message})`);
     }
   },
@@ -228,6 +293,8 @@ export interface ResolvedTrack {
   readonly name: string;
   /** Image reference repository:tag[@digest]. */
   readonly image: string;
+  /** The image's container release (`yy.mm`): its flags are checked against that release's parser. */
+  readonly release: string;
   readonly models: readonly string[];
   readonly replicas: number;
 }
@@ -270,7 +337,7 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
     zoneCount,
     hpa: { ...hpaBounds(s.replicas, hpa), targetQueueUs: hpa.targetQueueUs },
     tracks: [
-      { track: "primary", name: tritonName(s.name, "primary"), image: imageRef(image), models, replicas: s.replicas },
+      { track: "primary", name: tritonName(s.name, "primary"), image: imageRef(image), release: releaseOfTag(image.tag), models, replicas: s.replicas },
       ...(canary
         ? [
             {
@@ -278,6 +345,7 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
               name: tritonName(s.name, "canary"),
               // Its own image when given, else the primary's.
               image: canaryImageRef(s) ?? imageRef(image),
+              release: releaseOfTag(canary.image?.tag ?? image.tag),
               models: canary.models ?? models,
               replicas: canary.replicas,
             } as const,
@@ -285,4 +353,18 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
         : []),
     ],
   };
+}
+
+/**
+ * What a group's settings allow but a person should see (the stack plans; each is reported as a
+ * warning): a canary on an older release than its primary is a rollback under test, or a
+ * forgotten canary whose promotion would downgrade Triton.
+ */
+export function tritonGroupWarnings(r: Pick<ResolvedTritonServer, "name" | "tracks">): string[] {
+  const [primary, canary] = r.tracks;
+  if (!canary || !(canary.release < primary.release)) return [];
+  return [
+    `serving group ${r.name}: the canary runs Triton ${canary.release} (${canary.image}), older than the primary's ${primary.release} ` +
+      `(${primary.image}): promoting it would downgrade Triton and may drop security fixes (canary.image.tag)`,
+  ];
 }

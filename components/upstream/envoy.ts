@@ -13,18 +13,43 @@
 //   envoy/extensions/access_loggers/stream/v3/stream.proto
 // A version bump is one edit here. Everything is plain data built by pure functions and
 // serialised with JSON.stringify (never string templates), so a typo is a compile error here
-// and a failing field-name test (test/envoy-config-fields.test.ts) rather than a crash-looping pod.
+// and a failing proto walk (test/envoy-bootstrap-matches-protos.test.ts, over the protos of
+// ENVOY_PROTO_API) rather than a crash-looping pod.
 
 // ---- Image and process ----------------------------------------------------------------
 /** Pinned Envoy release (envoyproxy/envoy on Docker Hub; changelogs/1.37.1.yaml upstream). */
 export const ENVOY_IMAGE_REPOSITORY = "envoyproxy/envoy";
 export const ENVOY_DEFAULT_TAG = "v1.37.1";
+/**
+ * The Envoy API level the tests check bootstraps against: the data-plane-api protos that
+ * @grpc/grpc-js-xds 1.14.1 ships in deps/envoy-api (grpc/grpc-node, submodule
+ * packages/grpc-js-xds/deps/envoy-api at tag @grpc/grpc-js-xds@1.14.0 and at main, read
+ * 2026-12-01). That is envoyproxy/data-plane-api f8b75d1 of 2024-07-19, mirrored from
+ * envoyproxy/envoy 799e3e2c: main between the 1.31 and 1.32 releases, older than
+ * ENVOY_DEFAULT_TAG. Consequences: a field added after mid-2024 is reported as unknown (we use
+ * none), and a field deprecated after it is not warned about by the walk. For those, the same
+ * walk was run once (2026-12-01, by hand, not in CI) over the rendered dev/staging/prod
+ * bootstraps with data-plane-api at its 2026-01-29 head (84e8436, about Envoy 1.37): no
+ * error, no deprecated field. There Cluster.dns_refresh_rate, respect_dns_ttl and the other
+ * DNS settings are deprecated in favour of the envoy.cluster.dns extension, so the gateway
+ * sets none of them (the 5 s default refresh stays); the walk flags dns_refresh_rate there.
+ */
+export const ENVOY_PROTO_API = {
+  package: "@grpc/grpc-js-xds@1.14.1",
+  dataPlaneApiCommit: "f8b75d1efa92bbf534596a013d9ca5873f79dd30",
+  date: "2024-07-19",
+  envoyCommit: "799e3e2cb6b4058912538e920b22a76edd55e283",
+} as const;
 /** The binary inside the image; called directly so the entrypoint script's user switching never runs. */
 export const ENVOY_BINARY = "/usr/local/bin/envoy";
 /** uid/gid of the `envoy` user the upstream image creates. */
 export const ENVOY_UID = 101;
 
-/** Command-line arguments (envoy --help): config path, no hot restart, worker threads, drain time. */
+/**
+ * Command-line arguments (envoy --help; https://www.envoyproxy.io/docs/envoy/latest/operations/cli,
+ * read 2026-12-01, not checked in v1.37.1's source): config path, no hot restart, worker threads,
+ * drain time and strategy.
+ */
 export function envoyArgs(opts: { configPath: string; concurrency: number; drainSeconds: number; logLevel?: string }): string[] {
   return [
     "--config-path",
@@ -36,8 +61,13 @@ export function envoyArgs(opts: { configPath: string; concurrency: number; drain
     // competing for a 1-CPU request and throttled latency.
     "--concurrency",
     String(opts.concurrency),
+    // How long a graceful drain (drain_listeners?graceful, healthcheck/fail) discourages
+    // requests before the listeners close; gradual: Connection: close / GOAWAY are sent to a
+    // growing share of requests over that time, so clients move off without a thundering herd.
     "--drain-time-s",
     String(opts.drainSeconds),
+    "--drain-strategy",
+    "gradual",
     "--log-level",
     opts.logLevel ?? "info",
   ];
@@ -48,6 +78,15 @@ export const HTTP_CONNECTION_MANAGER = "envoy.filters.network.http_connection_ma
 export const ROUTER_FILTER = "envoy.filters.http.router";
 export const STDOUT_ACCESS_LOG = "envoy.access_loggers.stdout";
 export const PREVIOUS_HOSTS_PREDICATE = "envoy.retry_host_predicates.previous_hosts";
+/** Overload manager resource monitors (envoy/extensions/resource_monitors/{fixed_heap,downstream_connections}/v3). */
+export const FIXED_HEAP_MONITOR = "envoy.resource_monitors.fixed_heap";
+export const DOWNSTREAM_CONNECTIONS_MONITOR = "envoy.resource_monitors.downstream_connections";
+/** Overload actions (configuration/operations/overload_manager docs). */
+export const OVERLOAD_ACTIONS = {
+  shrinkHeap: "envoy.overload_actions.shrink_heap",
+  stopAcceptingRequests: "envoy.overload_actions.stop_accepting_requests",
+  disableHttpKeepalive: "envoy.overload_actions.disable_http_keepalive",
+} as const;
 /** Key of Cluster.typed_extension_protocol_options for upstream HTTP protocol selection. */
 export const UPSTREAM_HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
 
@@ -57,10 +96,19 @@ export const TYPE_URL = {
   upstreamHttpProtocolOptions: `type.googleapis.com/${UPSTREAM_HTTP_PROTOCOL_OPTIONS}`,
   stdoutAccessLog: "type.googleapis.com/envoy.extensions.access_loggers.stream.v3.StdoutAccessLog",
   previousHostsPredicate: "type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate",
+  fixedHeap: "type.googleapis.com/envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig",
+  downstreamConnections: "type.googleapis.com/envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig",
 } as const;
 
 /** Admin endpoints the stack exposes (through dedicated listeners, never the admin port). */
 export const ADMIN_PATHS = { prometheusStats: "/stats/prometheus", ready: "/ready" } as const;
+/**
+ * Admin endpoints the gateway's preStop POSTs on the loopback admin (operations/admin docs,
+ * https://www.envoyproxy.io/docs/envoy/latest/operations/admin, read 2026-12-01): fail the
+ * health check (/ready answers 503, so probes and the NLB take the pod out), then drain the
+ * listeners gracefully for --drain-time-s before they close.
+ */
+export const ADMIN_DRAIN_PATHS = { healthcheckFail: "/healthcheck/fail", drainListenersGraceful: "/drain_listeners?graceful" } as const;
 
 // ---- Typed v3 messages (only the fields this stack emits) ------------------------------
 /** google.protobuf.Duration in its JSON/YAML form, e.g. "5s", "0.250s". */
@@ -87,6 +135,8 @@ export interface RegexMatcher {
 export interface StringMatcher {
   exact?: string;
   prefix?: string;
+  suffix?: string;
+  contains?: string;
   safe_regex?: RegexMatcher;
 }
 export interface HeaderMatcher {
@@ -94,13 +144,17 @@ export interface HeaderMatcher {
   string_match?: StringMatcher;
   /** true: header present; false: header absent. */
   present_match?: boolean;
+  invert_match?: boolean;
 }
 export interface RouteMatch {
   prefix?: string;
   path?: string;
+  path_separated_prefix?: string;
   safe_regex?: RegexMatcher;
   headers?: HeaderMatcher[];
   grpc?: Record<string, never>;
+  /** The route matches this share of requests; the others fall through to the next route. */
+  runtime_fraction?: RuntimeFractionalPercent;
 }
 export interface TypedConfig {
   "@type": string;
@@ -113,7 +167,7 @@ export interface RetryHostPredicate {
 export interface RetryPolicy {
   retry_on: string;
   num_retries: number;
-  per_try_timeout: Duration;
+  per_try_timeout?: Duration;
   retry_host_predicate?: RetryHostPredicate[];
   host_selection_retry_max_attempts?: number;
 }
@@ -121,10 +175,15 @@ export interface RequestMirrorPolicy {
   cluster: string;
   runtime_fraction: RuntimeFractionalPercent;
 }
+export interface MaxStreamDuration {
+  /** Honour the client's grpc-timeout header up to this (0s: no cap). */
+  grpc_timeout_header_max?: Duration;
+}
 export interface RouteAction {
   cluster: string;
   timeout: Duration;
   idle_timeout?: Duration;
+  max_stream_duration?: MaxStreamDuration;
   retry_policy?: RetryPolicy;
   request_mirror_policies?: RequestMirrorPolicy[];
 }
@@ -145,10 +204,13 @@ export interface VirtualHost {
   name: string;
   domains: string[];
   routes: Route[];
+  /** Applies to every route that sets none. */
+  retry_policy?: RetryPolicy;
 }
 export interface RouteConfiguration {
   name: string;
   virtual_hosts: VirtualHost[];
+  request_headers_to_remove?: string[];
 }
 export interface HttpFilter {
   name: string;
@@ -181,6 +243,7 @@ export interface HttpConnectionManager {
   request_headers_timeout?: Duration;
   common_http_protocol_options?: CoreHttpProtocolOptions;
   http2_protocol_options?: Http2ProtocolOptions;
+  path_with_escaped_slashes_action?: "KEEP_UNCHANGED" | "REJECT_REQUEST" | "UNESCAPE_AND_REDIRECT" | "UNESCAPE_AND_FORWARD";
 }
 export interface NetworkFilter {
   name: string;
@@ -211,9 +274,15 @@ export interface HealthCheck {
   grpc_health_check?: { service_name?: string };
 }
 export interface OutlierDetection {
-  consecutive_5xx: number;
+  split_external_local_origin_errors?: boolean;
+  consecutive_5xx?: number;
+  enforcing_consecutive_5xx?: number;
   consecutive_gateway_failure: number;
   enforcing_consecutive_gateway_failure: number;
+  consecutive_local_origin_failure?: number;
+  enforcing_consecutive_local_origin_failure?: number;
+  enforcing_local_origin_success_rate?: number;
+  enforcing_success_rate?: number;
   interval: Duration;
   base_ejection_time: Duration;
   max_ejection_percent: number;
@@ -237,7 +306,6 @@ export interface Cluster {
   connect_timeout: Duration;
   lb_policy: "ROUND_ROBIN" | "LEAST_REQUEST";
   load_assignment: ClusterLoadAssignment;
-  dns_refresh_rate?: Duration;
   ignore_health_on_host_removal?: boolean;
   typed_extension_protocol_options?: Record<typeof UPSTREAM_HTTP_PROTOCOL_OPTIONS, UpstreamHttpProtocolOptions>;
   health_checks?: HealthCheck[];
@@ -252,9 +320,23 @@ export interface RuntimeLayer {
   static_layer?: Record<string, unknown>;
   admin_layer?: Record<string, never>;
 }
+export interface ResourceMonitor {
+  name: string;
+  typed_config: TypedConfig;
+}
+export interface OverloadAction {
+  name: string;
+  triggers: { name: string; threshold: { value: number } }[];
+}
+export interface OverloadManager {
+  refresh_interval: Duration;
+  resource_monitors: ResourceMonitor[];
+  actions: OverloadAction[];
+}
 export interface Bootstrap {
   node: { id: string; cluster: string };
   admin: Admin;
+  overload_manager?: OverloadManager;
   layered_runtime: { layers: RuntimeLayer[] };
   static_resources: { listeners: Listener[]; clusters: Cluster[] };
 }
@@ -273,6 +355,12 @@ const DENOMINATORS: [FractionalPercent["denominator"], number][] = [
   ["TEN_THOUSAND", 10_000],
   ["MILLION", 1_000_000],
 ];
+
+/** Has `percent` at most 4 decimal places, so a FractionalPercent can state it exactly (the finest fraction is 1/MILLION)? The range 0–100 is checked apart. */
+export function isEnvoyPercent(percent: number): boolean {
+  return Math.abs(Math.round(percent * 1e4) - percent * 1e4) < 1e-6;
+}
+export const ENVOY_PERCENT_RULE = "must have at most 4 decimal places (Envoy's finest fraction is 1/MILLION = 0.0001 %)";
 
 /**
  * A percentage (0–100, at most 4 decimal places) as the smallest exact FractionalPercent:

@@ -1,13 +1,13 @@
-// Rules the Envoy gateway makes enforceable: mirroring stays within the stack's cap, Envoy's
+// Rules the Envoy gateway makes enforceable: mirroring and the canary's share of real traffic stay within the stack's caps, Envoy's
 // admin interface is never reachable from the network, every canary receives mirrored
 // traffic, and every cluster a route names is defined.
 // The Envoy bootstrap is JSON inside a ConfigMap, read as parsed JSON: its schema is Envoy's
-// protos (test/envoy-v3-api.ts checks the generated one against them), not an SDK type.
+// protos (test/envoy-bootstrap-matches-protos.test.ts walks the generated one against them), not an SDK type.
 import { isIP } from "node:net";
 import type { PolicyResource } from "@pulumi/policy";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
-import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent } from "../../components/upstream/envoy";
+import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent, percentOf } from "../../components/upstream/envoy";
 import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { CONFIG_MAP, SERVICE } from "./types";
@@ -98,6 +98,71 @@ export const gatewayMirrorPercentWithinMax = resourceRule<{ maxPercent: number }
       path,
       value,
       message: `ConfigMap ${name}: ${path}${count > 1 ? ` (and ${count - 1} more route(s))` : ""} mirrors ${what} (maximum for this stack: ${maxPercent} %)`,
+    }));
+  },
+});
+
+const canaryTrafficSettings = {
+  maxPercent: {
+    type: "number",
+    minimum: 0,
+    maximum: 100,
+    default: 10,
+    description: "Largest share of a route's real traffic a canary may serve (canary.trafficPercent).",
+  },
+} as const;
+
+/** Every route that takes a share of requests (runtime_fraction) to a canary cluster, with its path and share. */
+function canarySplits(config: Record<string, any>): { path: string; cluster: string; percent: number }[] {
+  const out: { path: string; cluster: string; percent: number }[] = [];
+  (config.static_resources?.listeners ?? []).forEach((l: Record<string, any>, i: number) => {
+    for (const { path, route } of routesOf(l)) {
+      const share = route.match?.runtime_fraction?.default_value;
+      const cluster = route.route?.cluster;
+      if (!share || typeof cluster !== "string" || !/-canary-(http|grpc)$/.test(cluster)) continue;
+      out.push({
+        path: `${ENVOY_DATA_PATH}.static_resources.listeners[${i}].${path}.match.runtime_fraction.default_value`,
+        cluster,
+        percent: percentOf(share),
+      });
+    }
+  });
+  return out;
+}
+
+export const gatewayCanaryTrafficWithinMax = resourceRule<{ maxPercent: number }>({
+  name: "gateway-canary-traffic-within-max",
+  domain: "gateway",
+  description:
+    "Every Envoy route that sends a share of real requests to a canary cluster (match.runtime_fraction) sends at most the stack's maximum percentage (maxPercent).",
+  prevents:
+    "An untested canary answering a large share of real requests (errors and latency go to clients, not a shadow) because " +
+    "canary.trafficPercent was set for a later stage, or typed too high.",
+  remediationSteps:
+    `Lower triton-platform:triton.groups[*].canary.trafficPercent to at most maxPercent (default ${canaryTrafficSettings.maxPercent.default}), ` +
+    "or raise maxPercent in policies/config/<stack>.json for the environment's stage; promotion is the primary's image change, not 100 % here.",
+  configSchema: { properties: canaryTrafficSettings },
+  check: (r, { maxPercent }) => {
+    let config: Record<string, any> | undefined;
+    try {
+      config = envoyConfigOf(r);
+    } catch {
+      return NONE; // reported by gateway-mirror-percent-within-max
+    }
+    if (!config) return NONE;
+    const name = metadataOf(r).name ?? r.name;
+    const over = new Map<string, { path: string; count: number }>();
+    for (const { path, cluster, percent } of canarySplits(config)) {
+      if (percent <= maxPercent) continue;
+      const key = `${percent} % to ${cluster}`;
+      const seen = over.get(key);
+      if (seen) seen.count++;
+      else over.set(key, { path, count: 1 });
+    }
+    return [...over].map(([what, { path, count }]) => ({
+      path,
+      value: what,
+      message: `ConfigMap ${name}: ${path}${count > 1 ? ` (and ${count - 1} more route(s))` : ""} sends ${what} of real traffic (maximum for this stack: ${maxPercent} %)`,
     }));
   },
 });
@@ -290,4 +355,10 @@ export const gatewayClustersDefined = stackRule({
   },
 });
 
-export const gatewayRules: Rule[] = [gatewayMirrorPercentWithinMax, gatewayEnvoyAdminNotExposed, gatewayCanaryMirrored, gatewayClustersDefined];
+export const gatewayRules: Rule[] = [
+  gatewayMirrorPercentWithinMax,
+  gatewayCanaryTrafficWithinMax,
+  gatewayEnvoyAdminNotExposed,
+  gatewayCanaryMirrored,
+  gatewayClustersDefined,
+];

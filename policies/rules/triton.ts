@@ -3,7 +3,8 @@
 // workload someone adds by hand beside the component.
 import { GPU_RESOURCE as GPU } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
-import { parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
+import { isTritonOptionRelease, parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
+import { tritonReleaseOf } from "../../components/gpu/compatibility";
 import { quantityValue } from "../../lib/quantity";
 import { metadataOf, podTemplateLabelsOf, propsOf, type Container, type PropsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
@@ -241,9 +242,11 @@ export const tritonRealFlags = resourceRule({
     if (!sts) return NONE;
     const out: Finding[] = [];
     for (const { c, path } of tritonContainers(sts)) {
+      // Checked against the image's release when the table covers it (a flag of a later release is refused), else any release.
+      const release = tritonReleaseOf(String(c.image ?? ""));
       for (const a of flagArgs(c)) {
         try {
-          parseFlag(a);
+          parseFlag(a, { release: release !== undefined && isTritonOptionRelease(release) ? release : undefined });
         } catch (e) {
           if (!(e instanceof TritonFlagError)) throw e;
           out.push({ path: `${path}.args`, value: a, message: `${describeSts(sts, r.name)}: ${path}.args has ${JSON.stringify(a)}: ${e.message}` });

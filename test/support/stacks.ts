@@ -351,17 +351,18 @@ const VALUES: Record<Shape, StackValues> = {
       cpu: "2",
       memory: "512Mi",
       inferTimeoutSeconds: 120,
-      maxRequests: 2048,
+      maxRequestsPerPod: 64,
     },
   },
 };
 
 /** The enforcement levels of each shape (the --policy-pack-config format). */
 const LEVELS: Record<Shape, Levels> = {
-  dev: { all: "advisory", "autoscaler-present-for-scaling-node-groups": "advisory" },
+  dev: { all: "advisory", "autoscaler-present-for-scaling-node-groups": "advisory", "gateway-canary-traffic-within-max": { maxPercent: 100 } },
   staging: {
     all: "mandatory",
     "gateway-mirror-percent-within-max": { maxPercent: 50 },
+    "gateway-canary-traffic-within-max": { maxPercent: 50 },
     "gateway-canary-mirrored": "advisory",
     "triton-min-replicas": { environments: ["staging"], minReplicas: 2 },
     "gpu-nodes-span-zones": { environments: ["staging"], minZones: 2 },

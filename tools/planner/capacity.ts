@@ -32,6 +32,5 @@ export function formatCapacity(c: CapacityPlan): string[] {
         `${cores(g.perPod.cpuMillis)} CPU, ${gib(g.perPod.memoryMiB)} = ${g.gpus.min}..${g.gpus.max} GPUs`,
     );
   }
-  for (const w of c.warnings) lines.push(`  [warning] ${w}`);
   return lines;
 }

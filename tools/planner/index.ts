@@ -11,6 +11,7 @@ import { checkPolicyConfig, evaluatePolicies, type Violation } from "./policy";
 import { projectAt, REPOSITORY, type Project } from "./project";
 import { recordStack, type RecordedResource } from "./record";
 import { stackReport, type StackReport } from "./report";
+import { collectWarnings } from "../../lib/warnings";
 import { readProjectName, readStackFile, type StackConfig } from "./stackfile";
 
 export { listStacks, readProjectName, readStackFile, stackConfigOf, UsageError, type StackConfig, type StackFile } from "./stackfile";
@@ -63,7 +64,8 @@ export async function planStack(stack: string, opts: PlanOptions = {}): Promise<
 export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Promise<PlanResult> {
   const project = projectOf(opts);
   const projectName = readProjectName(project.root);
-  const run = await recordStack(project, projectName, stack);
+  // Warnings the program raises (lib/warnings.ts) go into the report instead of the log.
+  const { result: run, warnings } = await collectWarnings(() => recordStack(project, projectName, stack));
   const violations = opts.levels
     ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`)
     : await checkResources(run.resources, stack.stack, project.policiesDir, project, stack.config[`${projectName}:environment`]);
@@ -77,7 +79,7 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
     writeManifests(path.join(outDir, "manifests"), manifests);
   }
   return {
-    report: stackReport(stack.stack, run.resources, violations, outDir, project.capacity?.(stack)),
+    report: stackReport(stack.stack, run.resources, violations, outDir, project.capacity?.(stack), warnings),
     resources: run.resources,
     outputs: run.outputs,
     manifests,

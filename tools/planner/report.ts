@@ -13,7 +13,7 @@ export interface StackReport {
   advisory: number;
   /** The stack's capacity plan (GPUs needed and available), when the project computes one. */
   capacity?: CapacityPlan;
-  /** What may go wrong although the plan is accepted (the capacity plan's warnings); never changes the exit code. */
+  /** What may go wrong although the plan is accepted (the capacity plan's and the program's, lib/warnings.ts); never changes the exit code. */
   warnings: string[];
 }
 
@@ -23,7 +23,7 @@ export function countByType(resources: RecordedResource[]): Record<string, numbe
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export function stackReport(stack: string, resources: RecordedResource[], violations: Violation[], outDir?: string, capacity?: CapacityPlan): StackReport {
+export function stackReport(stack: string, resources: RecordedResource[], violations: Violation[], outDir?: string, capacity?: CapacityPlan, programWarnings: string[] = []): StackReport {
   return {
     stack,
     outDir,
@@ -33,7 +33,7 @@ export function stackReport(stack: string, resources: RecordedResource[], violat
     mandatory: violations.filter((v) => v.level === "mandatory").length,
     advisory: violations.filter((v) => v.level === "advisory").length,
     ...(capacity ? { capacity } : {}),
-    warnings: [...(capacity?.warnings ?? [])],
+    warnings: [...(capacity?.warnings ?? []), ...programWarnings],
   };
 }
 
@@ -47,6 +47,7 @@ export function formatText(r: StackReport): string {
   const lines = [`stack ${r.stack}: ${r.resources} resources${r.outDir ? ` → ${r.outDir}` : ""}`];
   for (const [type, n] of Object.entries(r.countsByType)) lines.push(`  ${String(n).padStart(4)}  ${type}`);
   if (r.capacity) lines.push(...formatCapacity(r.capacity));
+  for (const w of r.warnings) lines.push(`  warning: ${w}`);
   if (r.violations.length === 0) lines.push("  policies: no violations");
   else lines.push(`  policies: ${r.mandatory} mandatory, ${r.advisory} advisory violation(s)`);
   for (const v of r.violations) {
