@@ -271,11 +271,7 @@ describe("the summary of a stack", () => {
   });
 
   it("shows the canary's traffic share where the config has the key, and the violations by level and rule", () => {
-    const cfg = resolved("staging");
-    const withTraffic = {
-      ...cfg,
-      triton: { ...cfg.triton, groups: cfg.triton.groups.map((g) => ({ ...g, canary: { ...g.canary!, trafficPercent: 20 } })) },
-    };
+    const withTraffic = resolved("staging", (s: Sections) => (s.triton.groups[0].canary.trafficPercent = 20));
     const policy: SummaryPolicy = {
       rules: POLICY.rules,
       violations: [
@@ -287,6 +283,8 @@ describe("the summary of a stack", () => {
     };
     const text = summaryText(summaryRows({ config: withTraffic, policy })).join("\n");
     assert.match(text, /canary: Triton 25\.02-py3 × 1 · mirror 10 % of requests, traffic 20 %/);
+    // The default share (0) is said too: the canary gets mirrored requests only.
+    assert.match(summaryOf("staging"), /canary: Triton 25\.02-py3 × 1 · mirror 10 % of requests, traffic 0 %/);
     assert.match(text, /from policies\/config\/staging\.json · 3 violations: 2 mandatory, 1 advisory \(triton-image-pinned, gateway-canary-mirrored\)/);
     // Without capacity and cost, their rows are absent, not empty.
     assert.doesNotMatch(text, /^(capacity|cost) /m);

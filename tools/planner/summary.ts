@@ -145,8 +145,7 @@ function capacityRow(capacity: CapacityPlan): SummaryRow {
     label: "capacity",
     lines: [
       `GPUs needed ${range(needed.min, needed.max)}, available ${range(available.min, available.max)} (minimum..maximum)` +
-        (short.length ? ` · short at the ${short.join(" and the ")}` : " · fits"),
-      ...capacity.warnings.map((w) => `  warning: ${w}`),
+        (short.length ? ` · short at the ${short.join(" and the ")} (see the plan's warnings)` : " · fits"),
     ],
   };
 }
