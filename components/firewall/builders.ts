@@ -5,7 +5,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type * as k8s from "@pulumi/kubernetes";
 import { parseCidr } from "../../lib/cidr";
 import type { Connection, Peer, PodConnections, PodSet, SecurityGroupNeed, SgRef, SgRuleSpec } from "../network";
-import { DEFAULT_DENY, guardedNamespaces, policyResourceSuffix, type ResolvedFirewallArgs } from "./schema";
+import { DEFAULT_DENY, DEFAULT_DENY_EGRESS, guardedNamespaces, policyResourceSuffix, type ResolvedFirewallArgs } from "./schema";
 
 /** A NetworkPolicy manifest with plain metadata (what the builders return). */
 export type NetworkPolicy = k8s.types.input.networking.v1.NetworkPolicy & {
@@ -60,6 +60,8 @@ export function networkPolicies(r: ResolvedFirewallArgs): NetworkPolicy[] {
     // Everything in the namespace is closed unless a declared need opens it: a new pod (or
     // a new port) is unreachable until its component declares who may reach it.
     ...guardedNamespaces(r).map((ns) => policy(r, ns, DEFAULT_DENY, { podSelector: {}, policyTypes: ["Ingress"] })),
+    // Egress too, in the serving namespace: a pod nobody declared reaches nothing (every pod there declares its egress).
+    policy(r, r.namespace, DEFAULT_DENY_EGRESS, { podSelector: {}, policyTypes: ["Egress"] }),
     ...r.needs.flatMap((n) =>
       (n.connections ?? []).map((c) =>
         policy(r, c.pods.namespace, c.name, {

@@ -9,6 +9,9 @@ import { modelRepositoryRules } from "./model-repository";
 import { monitoringRules } from "./monitoring";
 import type { Rule } from "./rule";
 import { tritonRules } from "./triton";
+import { workloadRules } from "./workloads";
+import { exposureRules } from "./exposure";
+import { rbacRules } from "./rbac";
 
 export type { Finding, Rule } from "./rule";
 
@@ -20,4 +23,7 @@ export const rules: Rule[] = [
   ...tritonRules,
   ...firewallRules,
   ...gatewayRules,
+  ...workloadRules,
+  ...exposureRules,
+  ...rbacRules,
 ];
