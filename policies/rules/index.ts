@@ -12,6 +12,8 @@ import { tritonRules } from "./triton";
 import { workloadRules } from "./workloads";
 import { exposureRules } from "./exposure";
 import { rbacRules } from "./rbac";
+import { iamRules } from "./iam";
+import { secretsRules } from "./secrets";
 
 export type { Finding, Rule } from "./rule";
 
@@ -26,4 +28,6 @@ export const rules: Rule[] = [
   ...workloadRules,
   ...exposureRules,
   ...rbacRules,
+  ...iamRules,
+  ...secretsRules,
 ];

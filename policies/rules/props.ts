@@ -93,6 +93,13 @@ interface PropsByType {
   [T.IAM_ROLE]: Plain<Omit<RoleArgs, "inlinePolicies">> & { readonly inlinePolicies?: readonly { readonly name?: string; readonly policy?: unknown }[] };
   [T.IAM_ROLE_POLICY_ATTACHMENT]: Plain<RolePolicyAttachmentArgs>;
   [T.AWS_PROVIDER]: Omit<Plain<ProviderArgs>, "defaultTags"> & { readonly defaultTags?: unknown };
+  [T.IAM_POLICY]: { readonly name?: string; readonly namePrefix?: string; readonly policy?: unknown };
+  [T.BUCKET_OWNERSHIP_CONTROLS]: { readonly bucket?: string; readonly rule?: { readonly objectOwnership?: string } };
+  [T.BUCKET_LIFECYCLE]: {
+    readonly bucket?: string;
+    readonly rules?: readonly { readonly status?: string; readonly noncurrentVersionExpiration?: { readonly noncurrentDays?: number } }[];
+  };
+  [T.BUCKET_LOGGING]: { readonly bucket?: string; readonly targetBucket?: string };
 }
 export type PropsOf<Type extends keyof PropsByType> = PropsByType[Type];
 
