@@ -60,8 +60,6 @@ export function networkPolicies(r: ResolvedFirewallArgs): NetworkPolicy[] {
     // Everything in the namespace is closed unless a declared need opens it: a new pod (or
     // a new port) is unreachable until its component declares who may reach it.
     ...guardedNamespaces(r).map((ns) => policy(r, ns, DEFAULT_DENY, { podSelector: {}, policyTypes: ["Ingress"] })),
-    // Egress too, in the serving namespace: a pod nobody declared reaches nothing (every pod there declares its egress).
-    policy(r, r.namespace, DEFAULT_DENY_EGRESS, { podSelector: {}, policyTypes: ["Egress"] }),
     ...r.needs.flatMap((n) =>
       (n.connections ?? []).map((c) =>
         policy(r, c.pods.namespace, c.name, {
@@ -72,6 +70,8 @@ export function networkPolicies(r: ResolvedFirewallArgs): NetworkPolicy[] {
         }),
       ),
     ),
+    // Egress too, in the serving namespace: a pod nobody declared reaches nothing (every pod there declares its egress).
+    policy(r, r.namespace, DEFAULT_DENY_EGRESS, { podSelector: {}, policyTypes: ["Egress"] }),
   ];
 }
 

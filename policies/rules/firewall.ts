@@ -4,7 +4,7 @@
 import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { coversInternet } from "../../lib/cidr";
-import { metadataOf, podTemplateLabelsOf, propsOf, securityGroupIngressOf, type NetworkPolicyPeer, type Opening, type PropsOf } from "./props";
+import { metadataOf, propsOf, securityGroupIngressOf, type NetworkPolicyPeer, type Opening, type PropsOf } from "./props";
 import { stackRule, type Finding, type Rule } from "./rule";
 import { NETWORK_POLICY } from "./types";
 import {
@@ -13,7 +13,6 @@ import {
   namespaceOf,
   objectNameOf,
   privilegedNamespacesSchema,
-  selects,
   tritonWorkloads,
   type LabelSelector,
   type PrivilegedNamespacesConfig,
@@ -204,32 +203,6 @@ export const firewallTritonMetricsOnlyFromMonitoring = stackRule({
   },
 });
 
-export const firewallNetworkpolicySelectsEveryTritonPod = stackRule({
-  name: "firewall-networkpolicy-selects-every-triton-pod",
-  domain: "firewall",
-  description: "Every Triton workload's pods are selected by an Ingress NetworkPolicy in their namespace.",
-  prevents:
-    "Triton pods that accept connections from any pod in the cluster because no policy selects them (Kubernetes allows all ingress to " + "unselected pods).",
-  remediationSteps: "Create the firewall component for the namespace (default-deny-ingress plus the Triton allow rules) before the serving groups.",
-  check: (resources) => {
-    const policies = networkPolicies(resources).filter(({ np }) => isIngressPolicy(np));
-    const out: Finding[] = [];
-    for (const w of tritonWorkloads(resources)) {
-      const ns = namespaceOf(w);
-      const labels = podTemplateLabelsOf(w);
-      const covered = policies.some(({ r, np }) => namespaceOf(r) === ns && selects(np.spec?.podSelector, labels));
-      if (!covered) {
-        const kind = (w.props as { kind?: string }).kind ?? w.type.split(":").pop();
-        const message =
-          `${kind} ${ns}/${objectNameOf(w)}: pods labelled ${JSON.stringify(labels)} (spec.template.metadata.labels) are selected ` +
-          `by no Ingress NetworkPolicy in namespace ${ns}`;
-        out.push({ path: "spec.template.metadata.labels", value: labels, message, urn: w.urn });
-      }
-    }
-    return out;
-  },
-});
-
 // ---- default deny and allow-all peers ------------------------------------------------------
 
 const isEmptySelector = (s: LabelSelector | undefined): boolean =>
@@ -242,8 +215,8 @@ export const firewallDefaultDeny = stackRule<PrivilegedNamespacesConfig>({
     "Every serving namespace (one that runs Triton, or any workload outside the privileged namespaces) has a default-deny NetworkPolicy for " +
     "ingress and for egress: podSelector {} with the policy type and no rules of that direction (one policy or two).",
   prevents:
-    "Pods that no allow-rule names accepting connections from, or opening them to, anything: a new workload in the namespace, or one whose " +
-    "allow policy is renamed, is wide open (Kubernetes allows all traffic to and from unselected pods).",
+    "Pods that no allow-rule names accepting connections from, or opening them to, anything: a new workload in the namespace (a Triton " +
+    "Deployment added by hand), or one whose allow policy is renamed, is wide open (Kubernetes allows all traffic to and from unselected pods).",
   remediationSteps: "The firewall component creates default-deny-ingress and default-deny-egress in the serving namespace; keep both.",
   configSchema: { properties: { ...privilegedNamespacesSchema } },
   check: (resources, { privilegedNamespaces }) => {
@@ -253,7 +226,7 @@ export const firewallDefaultDeny = stackRule<PrivilegedNamespacesConfig>({
     const policies = networkPolicies(resources);
     const out: Finding[] = [];
     for (const [ns, w] of namespaces) {
-      const inNs = policies.filter(({ r, np }) => namespaceOf(r) === ns && isEmptySelector(np.spec?.podSelector as LabelSelector | undefined));
+      const inNs = policies.filter(({ r, np }) => namespaceOf(r) === ns && isEmptySelector(np.spec?.podSelector));
       const denies = (dir: "Ingress" | "Egress") =>
         inNs.some(({ np }) => {
           const types = np.spec?.policyTypes ?? (dir === "Ingress" ? ["Ingress"] : np.spec?.egress ? ["Egress"] : []);
@@ -290,7 +263,7 @@ function admitsPort(ports: readonly { port?: number | string; endPort?: number; 
 function allowAll(peers: readonly NetworkPolicyPeer[] | undefined): string | undefined {
   if (!peers || peers.length === 0) return "no peers (every source)";
   for (const p of peers) {
-    if (p.namespaceSelector && isEmptySelector(p.namespaceSelector as LabelSelector) && (!p.podSelector || isEmptySelector(p.podSelector as LabelSelector)))
+    if (p.namespaceSelector && isEmptySelector(p.namespaceSelector) && (!p.podSelector || isEmptySelector(p.podSelector)))
       return `${JSON.stringify(p)} (every pod of every namespace)`;
   }
   const blocks = peers.filter((p) => p.ipBlock?.cidr);
@@ -320,7 +293,7 @@ export const firewallNoAllowAllToTriton = stackRule({
     const out: Finding[] = [];
     for (const { r, np } of networkPolicies(resources)) {
       const ns = namespaceOf(r);
-      if (!namespaces.has(ns) || !maySelectTriton(np.spec?.podSelector as LabelSelector | undefined)) continue;
+      if (!namespaces.has(ns) || !maySelectTriton(np.spec?.podSelector)) continue;
       const where = `NetworkPolicy ${ns}/${metadataOf(r).name ?? r.name}`;
       if (isIngressPolicy(np)) {
         (np.spec?.ingress ?? []).forEach((rule, i) => {
@@ -345,7 +318,6 @@ export const firewallRules: Rule[] = [
   firewallNoWorldIngressOnTritonPorts,
   firewallNoSshFromInternet,
   firewallTritonMetricsOnlyFromMonitoring,
-  firewallNetworkpolicySelectsEveryTritonPod,
   firewallDefaultDeny,
   firewallNoAllowAllToTriton,
 ];

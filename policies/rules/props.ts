@@ -150,7 +150,7 @@ export const CONTAINER_LISTS = ["initContainers", "containers", "ephemeralContai
 
 /** Every container of a pod spec (init, regular and ephemeral), each with its property path. */
 export function containersOf(spec: PodSpec | undefined, at: string): { c: Container; path: string; list: (typeof CONTAINER_LISTS)[number] }[] {
-  return CONTAINER_LISTS.flatMap((list) => ((spec?.[list] ?? []) as readonly Container[]).map((c, i) => ({ c: c ?? {}, path: `${at}.${list}[${i}]`, list })));
+  return CONTAINER_LISTS.flatMap((list) => ((spec?.[list] ?? [])).map((c, i) => ({ c: c ?? {}, path: `${at}.${list}[${i}]`, list })));
 }
 
 /** The pod template metadata of a workload (a Pod's own metadata; a CronJob's job template's pod template). */
@@ -201,7 +201,7 @@ export function securityGroupIngressOf(r: Pick<Resource, "type" | "props">): Ope
       {
         cidrs: cidrsAt(standalone, ["cidrIpv4", "cidrIpv6"]),
         prefixLists: cidrsAt(standalone, ["prefixListId"]).map(({ path, cidr }) => ({ path, id: cidr })),
-        group: standalone.securityGroupId as string | undefined,
+        group: standalone.securityGroupId,
         protocol: standalone.ipProtocol as string,
         fromPort: standalone.fromPort,
         toPort: standalone.toPort,
@@ -215,7 +215,7 @@ export function securityGroupIngressOf(r: Pick<Resource, "type" | "props">): Ope
       {
         cidrs: cidrsAt(legacy, ["cidrBlocks", "ipv6CidrBlocks"]),
         prefixLists: cidrsAt(legacy, ["prefixListIds"]).map(({ path, cidr }) => ({ path, id: cidr })),
-        group: legacy.securityGroupId as string | undefined,
+        group: legacy.securityGroupId,
         protocol: legacy.protocol as string,
         fromPort: legacy.fromPort,
         toPort: legacy.toPort,

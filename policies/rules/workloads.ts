@@ -31,7 +31,7 @@ const describe = (r: Pick<Resource, "props" | "name">): string => {
 /** Does the rule judge this workload? Everything outside the privileged namespaces, and any workload that runs tritonserver. */
 function inScope(r: Pick<Resource, "type" | "props">, privileged: readonly string[]): boolean {
   if (!isWorkload(r)) return false;
-  if (!privileged.includes(namespaceOf(r as PolicyResource))) return true;
+  if (!privileged.includes(namespaceOf(r))) return true;
   return podSpecsOf(r).some(({ spec, path }) => containersOf(spec, path).some(({ c }) => isTritonContainer(c)));
 }
 
@@ -182,7 +182,7 @@ const POD_SECURITY_CHECKS: Record<string, PodCheck> = {
         out.push({ path: `${path}.securityContext.capabilities.drop`, value: caps?.drop, what: `container ${c.name} must drop ALL capabilities` });
       const added = (caps?.add ?? []).filter((x) => x !== "NET_BIND_SERVICE");
       if (added.length) {
-        const beyondBaseline = added.some((x) => !BASELINE_CAPABILITIES.includes(x as string));
+        const beyondBaseline = added.some((x) => !BASELINE_CAPABILITIES.includes(x));
         out.push({
           path: `${path}.securityContext.capabilities.add`,
           value: caps?.add,
