@@ -41,7 +41,11 @@ const kps = (environment: "dev" | "prod" = "prod", alerting = true) =>
 const adapter = () => asResource("monitoring-prometheus-adapter", prometheusAdapterRelease(resolved("prod")));
 
 async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}) {
-  const v = await evaluatePolicies(allRules.filter((r) => r.name === policy), resources, { all: "mandatory", [policy]: { enforcementLevel: "mandatory", ...settings } });
+  const v = await evaluatePolicies(
+    allRules.filter((r) => r.name === policy),
+    resources,
+    { all: "mandatory", [policy]: { enforcementLevel: "mandatory", ...settings } },
+  );
   return v.filter((x) => x.policy === policy);
 }
 
@@ -117,7 +121,11 @@ describe("monitoring policies", () => {
       assert.match(v[0].message, /repositoryOpts\.repo is nothing, must be the chart's https:\/\/ or oci:\/\/ repository/);
     });
     it("covers every chart, not a list: an unpinned release of any chart fires", async () => {
-      const other = asResource("x", { chart: "aws-efs-csi-driver", version: "latest", repositoryOpts: { repo: "https://kubernetes-sigs.github.io/aws-efs-csi-driver/" } });
+      const other = asResource("x", {
+        chart: "aws-efs-csi-driver",
+        version: "latest",
+        repositoryOpts: { repo: "https://kubernetes-sigs.github.io/aws-efs-csi-driver/" },
+      });
       assert.equal((await violations("helm-release-pinned", [other])).length, 1);
     });
   });

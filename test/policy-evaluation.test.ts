@@ -56,7 +56,12 @@ function compliant(): RecordedResource[] {
           name: "triton",
           labels: {
             ...labels,
-            ...Object.fromEntries(["enforce", "warn", "audit"].flatMap((m) => [[`pod-security.kubernetes.io/${m}`, "restricted"], [`pod-security.kubernetes.io/${m}-version`, "v1.33"]])),
+            ...Object.fromEntries(
+              ["enforce", "warn", "audit"].flatMap((m) => [
+                [`pod-security.kubernetes.io/${m}`, "restricted"],
+                [`pod-security.kubernetes.io/${m}-version`, "v1.33"],
+              ]),
+            ),
           },
         },
       },

@@ -298,7 +298,18 @@ export const MUTATIONS: Mutation[] = [
     breaks: "adds the EFS CSI driver's release on a version range",
     mutate: (rs) => {
       const r = structuredClone(first(rs, "kubernetes:helm.sh/v3:Release", (x) => x.props.chart === "gpu-operator"));
-      rs.push({ ...r, urn: `${r.urn}-efs`, name: "efs-csi", props: { chart: "aws-efs-csi-driver", version: "~3.2", namespace: "kube-system", repositoryOpts: { repo: "https://kubernetes-sigs.github.io/aws-efs-csi-driver/" }, values: {} } });
+      rs.push({
+        ...r,
+        urn: `${r.urn}-efs`,
+        name: "efs-csi",
+        props: {
+          chart: "aws-efs-csi-driver",
+          version: "~3.2",
+          namespace: "kube-system",
+          repositoryOpts: { repo: "https://kubernetes-sigs.github.io/aws-efs-csi-driver/" },
+          values: {},
+        },
+      });
     },
   },
   {
@@ -340,18 +351,27 @@ export const MUTATIONS: Mutation[] = [
     rule: "rbac-serving-accounts-least-privilege",
     breaks: "binds the Triton ServiceAccount to cluster-admin",
     mutate: (rs) =>
-      rs.push(k8sObject(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "triton-admin", {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        metadata: { name: "triton-admin" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
-        subjects: [{ kind: "ServiceAccount", name: "triton", namespace: "triton" }],
-      })),
+      rs.push(
+        k8sObject(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "triton-admin", {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "ClusterRoleBinding",
+          metadata: { name: "triton-admin" },
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+          subjects: [{ kind: "ServiceAccount", name: "triton", namespace: "triton" }],
+        }),
+      ),
   },
   {
     rule: "iam-statements-least-privilege",
     breaks: "widens the reader's s3:GetObject to arn:aws:s3:::*/* (every bucket's objects)",
-    mutate: (rs) => editDoc(rs, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader", "policy", (d) => (d.Statement.find((st: { Action: unknown }) => st.Action === "s3:GetObject").Resource = "arn:aws:s3:::*/*")),
+    mutate: (rs) =>
+      editDoc(
+        rs,
+        "aws:iam/rolePolicy:RolePolicy",
+        "model-repository-reader",
+        "policy",
+        (d) => (d.Statement.find((st: { Action: unknown }) => st.Action === "s3:GetObject").Resource = "arn:aws:s3:::*/*"),
+      ),
   },
   {
     rule: "iam-no-public-principal",
@@ -373,7 +393,13 @@ export const MUTATIONS: Mutation[] = [
     breaks: "attaches AdministratorAccess to the GPU node role from outside the node-group component",
     mutate: (rs) => {
       const a = structuredClone(first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
-      rs.push({ ...a, urn: `${a.urn}-admin`, name: "node-admin", parent: rs[0].urn, props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" } });
+      rs.push({
+        ...a,
+        urn: `${a.urn}-admin`,
+        name: "node-admin",
+        parent: rs[0].urn,
+        props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" },
+      });
     },
   },
   {
@@ -381,7 +407,13 @@ export const MUTATIONS: Mutation[] = [
     breaks: "adds a customer policy named AmazonS3ReadOnlyAccess",
     mutate: (rs) => {
       const p = structuredClone(first(rs, "aws:iam/rolePolicy:RolePolicy", (r) => r.name === "model-repository-reader"));
-      rs.push({ ...p, urn: "urn:pulumi:prod::triton-platform::aws:iam/policy:Policy::lookalike", type: "aws:iam/policy:Policy", name: "lookalike", props: { name: "AmazonS3ReadOnlyAccess", policy: p.props.policy } });
+      rs.push({
+        ...p,
+        urn: "urn:pulumi:prod::triton-platform::aws:iam/policy:Policy::lookalike",
+        type: "aws:iam/policy:Policy",
+        name: "lookalike",
+        props: { name: "AmazonS3ReadOnlyAccess", policy: p.props.policy },
+      });
     },
   },
   {
@@ -393,19 +425,28 @@ export const MUTATIONS: Mutation[] = [
     rule: "no-plaintext-credentials",
     breaks: "adds a plaintext Secret holding AWS keys",
     mutate: (rs) =>
-      rs.push(k8sObject(rs, "kubernetes:core/v1:Secret", "aws-keys", {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "aws-keys", namespace: "triton" },
-        stringData: { credentials: "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n" },
-      })),
+      rs.push(
+        k8sObject(rs, "kubernetes:core/v1:Secret", "aws-keys", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "aws-keys", namespace: "triton" },
+          stringData: {
+            credentials: "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+          },
+        }),
+      ),
   },
   {
     rule: "firewall-no-ssh-from-internet",
     breaks: "admits SSH to the GPU nodes from ::/0",
     mutate: (rs) => {
       const r = structuredClone(first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (x) => x.props.referencedSecurityGroupId !== undefined));
-      rs.push({ ...r, urn: `${r.urn}-ssh`, name: "ssh", props: { securityGroupId: r.props.securityGroupId, ipProtocol: "tcp", fromPort: 22, toPort: 22, cidrIpv6: "::/0" } });
+      rs.push({
+        ...r,
+        urn: `${r.urn}-ssh`,
+        name: "ssh",
+        props: { securityGroupId: r.props.securityGroupId, ipProtocol: "tcp", fromPort: 22, toPort: 22, cidrIpv6: "::/0" },
+      });
     },
   },
   {
@@ -416,7 +457,8 @@ export const MUTATIONS: Mutation[] = [
   {
     rule: "firewall-no-allow-all-to-triton",
     breaks: "admits every pod of every namespace to Triton's 8000/8001",
-    mutate: (rs) => (first(rs, NETWORK_POLICY, (r) => r.props.metadata.name === "triton-serving-from-gateway").props.spec.ingress[0].from = [{ namespaceSelector: {} }]),
+    mutate: (rs) =>
+      (first(rs, NETWORK_POLICY, (r) => r.props.metadata.name === "triton-serving-from-gateway").props.spec.ingress[0].from = [{ namespaceSelector: {} }]),
   },
   {
     rule: "s3-bucket-owner-enforced",
@@ -513,7 +555,10 @@ export const VARIANTS: { accepts: string; mutate: (rs: RecordedResource[]) => vo
       }
     },
     mutate: (rs) =>
-      tritonContainer(rs).args.push("--http-restricted-api=model-repository,model-config:x-triton-admin=k", "--grpc-restricted-protocol=model-repository,model-config:x-triton-admin=k"),
+      tritonContainer(rs).args.push(
+        "--http-restricted-api=model-repository,model-config:x-triton-admin=k",
+        "--grpc-restricted-protocol=model-repository,model-config:x-triton-admin=k",
+      ),
   },
   {
     accepts: "a list-form, lower-case aws:SecureTransport condition",
@@ -551,7 +596,12 @@ export const VARIANTS: { accepts: string; mutate: (rs: RecordedResource[]) => vo
     accepts: "SSE-S3 on an access-log bucket (log delivery supports nothing else)",
     mutate: (rs) => {
       const bucket = first(rs, "aws:s3/bucket:Bucket");
-      const logBucket: RecordedResource = { ...structuredClone(bucket), urn: `${bucket.urn}-logs`, name: "access-logs", props: { bucket: "triton-access-logs" } };
+      const logBucket: RecordedResource = {
+        ...structuredClone(bucket),
+        urn: `${bucket.urn}-logs`,
+        name: "access-logs",
+        props: { bucket: "triton-access-logs" },
+      };
       rs.push(logBucket);
       const modelBucket = String(first(rs, "aws:s3/bucketVersioning:BucketVersioning").props.bucket);
       for (const s of rs.filter((r) => r.type.startsWith("aws:s3/bucket") && r.props.bucket === modelBucket && !r.type.includes("Logging"))) {
@@ -571,7 +621,11 @@ export const VARIANTS: { accepts: string; mutate: (rs: RecordedResource[]) => vo
       c.imagePullPolicy = "Always";
       const gw = first(rs, DEPLOYMENT).props.spec.template.spec;
       gw.initContainers = [
-        { name: "init", image: "public.ecr.aws/docker/library/busybox:1.37.0", securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE"] } } },
+        {
+          name: "init",
+          image: "public.ecr.aws/docker/library/busybox:1.37.0",
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"], add: ["NET_BIND_SERVICE"] } },
+        },
       ];
     },
   },
@@ -582,7 +636,12 @@ export const VARIANTS: { accepts: string; mutate: (rs: RecordedResource[]) => vo
       svc.props.metadata.annotations["service.beta.kubernetes.io/aws-load-balancer-scheme"] = "internet-facing";
       svc.props.spec.loadBalancerSourceRanges = ["198.51.100.0/24", "203.0.113.0/24", "52.94.0.0/16"];
       const r = structuredClone(first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (x) => x.props.referencedSecurityGroupId !== undefined));
-      rs.push({ ...r, urn: `${r.urn}-ssh`, name: "ssh-admin", props: { securityGroupId: r.props.securityGroupId, ipProtocol: "tcp", fromPort: 22, toPort: 22, cidrIpv4: "10.0.0.0/8" } });
+      rs.push({
+        ...r,
+        urn: `${r.urn}-ssh`,
+        name: "ssh-admin",
+        props: { securityGroupId: r.props.securityGroupId, ipProtocol: "tcp", fromPort: 22, toPort: 22, cidrIpv4: "10.0.0.0/8" },
+      });
     },
   },
   {
@@ -613,7 +672,12 @@ describe("policy pack mutation test (prod and staging plans, at their levels)", 
 
   it("each mutation fires exactly its rule, at the stack's level for it, located (type, name, path in the message, value, remediation)", async () => {
     const base = { prod: await baseline("prod"), staging: await baseline("staging") };
-    for (const stack of ["prod", "staging"] as const) assert.deepEqual((await checkAtLevels(structuredClone(base[stack]), stack)).map((v) => v.policy), [], `${stack} baseline`);
+    for (const stack of ["prod", "staging"] as const)
+      assert.deepEqual(
+        (await checkAtLevels(structuredClone(base[stack]), stack)).map((v) => v.policy),
+        [],
+        `${stack} baseline`,
+      );
     const wrong: string[] = [];
     for (const m of MUTATIONS) {
       const stack = m.stack ?? "prod";
@@ -625,7 +689,9 @@ describe("policy pack mutation test (prod and staging plans, at their levels)", 
       const fired = [...new Set(vs.map((v) => v.policy))];
       const unlocated = vs.filter((v) => !(v.type && v.name && v.path && "value" in v && v.message.includes(v.path) && v.remediation));
       if (fired.length !== 1 || fired[0] !== m.rule || vs.some((v) => v.level !== expected) || unlocated.length)
-        wrong.push(`${m.rule} (${m.breaks}): fired [${fired.join(", ")}] at [${vs.map((v) => v.level).join(", ")}], expected ${expected}${unlocated.length ? `; unlocated ${JSON.stringify(unlocated)}` : ""}`);
+        wrong.push(
+          `${m.rule} (${m.breaks}): fired [${fired.join(", ")}] at [${vs.map((v) => v.level).join(", ")}], expected ${String(expected)}${unlocated.length ? `; unlocated ${JSON.stringify(unlocated)}` : ""}`,
+        );
     }
     assert.deepEqual(wrong, []);
   });
@@ -635,7 +701,10 @@ describe("policy pack mutation test (prod and staging plans, at their levels)", 
       if (v.pendingUnless && !v.pendingUnless()) this.skip();
       const rs = await baseline("prod");
       v.mutate(rs);
-      assert.deepEqual((await checkAtLevels(rs, "prod")).map((x) => `${x.policy}: ${x.message}`), []);
+      assert.deepEqual(
+        (await checkAtLevels(rs, "prod")).map((x) => `${x.policy}: ${x.message}`),
+        [],
+      );
     });
   }
 
@@ -648,7 +717,12 @@ describe("policy pack mutation test (prod and staging plans, at their levels)", 
     };
     const variants = await baseline("prod");
     for (const v of VARIANTS) if (!v.pendingUnless || v.pendingUnless()) v.mutate(variants);
-    const picked = ["pod-security-restricted", "firewall-no-world-ingress-on-triton-ports", "iam-statements-least-privilege", "gateway-envoy-admin-not-exposed"];
+    const picked = [
+      "pod-security-restricted",
+      "firewall-no-world-ingress-on-triton-ports",
+      "iam-statements-least-privilege",
+      "gateway-envoy-admin-not-exposed",
+    ];
     const jobs = [
       { expect: 0, rule: undefined as string | undefined, file: write("baseline", await baseline("prod")) },
       { expect: 0, rule: undefined, file: write("variants", variants) },

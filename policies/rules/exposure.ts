@@ -20,7 +20,8 @@ function servicesSelectingTriton(resources: readonly PolicyResource[]): Map<stri
     const svc = propsOf(s, SERVICE);
     const selector = svc?.spec?.selector ?? {};
     if (!svc || Object.keys(selector).length === 0) continue;
-    if (pods.some((p) => p.ns === namespaceOf(s) && Object.entries(selector).every(([k, v]) => p.labels[k] === v))) out.set(`${namespaceOf(s)}/${objectNameOf(s)}`, s);
+    if (pods.some((p) => p.ns === namespaceOf(s) && Object.entries(selector).every(([k, v]) => p.labels[k] === v)))
+      out.set(`${namespaceOf(s)}/${objectNameOf(s)}`, s);
   }
   return out;
 }
@@ -60,10 +61,20 @@ export const tritonReachableOnlyThroughGateway = stackRule({
     for (const [key, s] of triton) {
       const spec = propsOf(s, SERVICE)?.spec ?? {};
       if (spec.type === "LoadBalancer" || spec.type === "NodePort") {
-        out.push({ path: "spec.type", value: spec.type, message: `Service ${key}: spec.type is ${show(spec.type)} and its selector selects Triton pods`, urn: s.urn });
+        out.push({
+          path: "spec.type",
+          value: spec.type,
+          message: `Service ${key}: spec.type is ${show(spec.type)} and its selector selects Triton pods`,
+          urn: s.urn,
+        });
       }
       if ((spec.externalIPs ?? []).length > 0) {
-        out.push({ path: "spec.externalIPs", value: spec.externalIPs, message: `Service ${key}: spec.externalIPs is ${show(spec.externalIPs)} and its selector selects Triton pods`, urn: s.urn });
+        out.push({
+          path: "spec.externalIPs",
+          value: spec.externalIPs,
+          message: `Service ${key}: spec.externalIPs is ${show(spec.externalIPs)} and its selector selects Triton pods`,
+          urn: s.urn,
+        });
       }
     }
     for (const r of resources) {
@@ -76,7 +87,8 @@ export const tritonReachableOnlyThroughGateway = stackRule({
         const spec = (r.props as { spec?: Record<string, any> }).spec;
         (spec?.rules ?? []).forEach((rule: Record<string, any>, i: number) =>
           (rule?.backendRefs ?? []).forEach((b: Record<string, any>, j: number) => {
-            if ((b.group ?? "") === "" && (b.kind ?? "Service") === "Service") refs.push({ path: `spec.rules[${i}].backendRefs[${j}].name`, name: b.name, ns: b.namespace ?? ns });
+            if ((b.group ?? "") === "" && (b.kind ?? "Service") === "Service")
+              refs.push({ path: `spec.rules[${i}].backendRefs[${j}].name`, name: b.name, ns: b.namespace ?? ns });
           }),
         );
       }
@@ -131,7 +143,13 @@ export const loadBalancerSourcesRestricted = resourceRule({
         .filter(Boolean);
       const path = `metadata.annotations["${ALB_INBOUND}"]`;
       if (cidrs.length === 0 || coversInternet(cidrs))
-        return [{ path, value: annotations[ALB_INBOUND], message: `${where}: ${path} is ${show(annotations[ALB_INBOUND])} on an internet-facing ALB: it admits the internet` }];
+        return [
+          {
+            path,
+            value: annotations[ALB_INBOUND],
+            message: `${where}: ${path} is ${show(annotations[ALB_INBOUND])} on an internet-facing ALB: it admits the internet`,
+          },
+        ];
     }
     return NONE;
   },

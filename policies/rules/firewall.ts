@@ -34,7 +34,6 @@ function isIngressPolicy(np: NetworkPolicy): boolean {
   return types ? types.includes("Ingress") : true; // absent policyTypes: Ingress is always implied
 }
 
-
 /** NetworkPolicies of the stack, with their typed props. */
 function networkPolicies(resources: readonly PolicyResource[]): { r: PolicyResource; np: NetworkPolicy }[] {
   return resources.flatMap((r) => {
@@ -98,7 +97,9 @@ function exposures(resources: readonly PolicyResource[], ports: readonly number[
     for (const o of securityGroupIngressOf(r)) {
       const group = o.group ?? r.urn;
       const prefixCidrs = o.prefixLists.flatMap(({ path, id }) => {
-        const list = lists.find((l) => (l.props as { name?: string }).name === id || l.name === id) ?? (o.prefixLists.length === 1 && lists.length === 1 ? lists[0] : undefined);
+        const list =
+          lists.find((l) => (l.props as { name?: string }).name === id || l.name === id) ??
+          (o.prefixLists.length === 1 && lists.length === 1 ? lists[0] : undefined);
         const entries = ((list?.props as { entries?: { cidr?: string }[] } | undefined)?.entries ?? []).map((e) => String(e.cidr));
         return entries.map((cidr) => ({ path, cidr, shown: `${id} (${cidr})` }));
       });
@@ -222,7 +223,8 @@ export const firewallDefaultDeny = stackRule<PrivilegedNamespacesConfig>({
   check: (resources, { privilegedNamespaces }) => {
     const namespaces = new Map<string, PolicyResource>();
     for (const w of tritonWorkloads(resources)) if (!namespaces.has(namespaceOf(w))) namespaces.set(namespaceOf(w), w);
-    for (const w of resources) if (isWorkload(w) && !privilegedNamespaces.includes(namespaceOf(w)) && !namespaces.has(namespaceOf(w))) namespaces.set(namespaceOf(w), w);
+    for (const w of resources)
+      if (isWorkload(w) && !privilegedNamespaces.includes(namespaceOf(w)) && !namespaces.has(namespaceOf(w))) namespaces.set(namespaceOf(w), w);
     const policies = networkPolicies(resources);
     const out: Finding[] = [];
     for (const [ns, w] of namespaces) {
@@ -299,14 +301,26 @@ export const firewallNoAllowAllToTriton = stackRule({
         (np.spec?.ingress ?? []).forEach((rule, i) => {
           const ports = SERVING_PORTS.filter(([p, n]) => admitsPort(rule.ports, p, n)).map(([p]) => p);
           const why = ports.length ? allowAll(rule.from) : undefined;
-          if (why) out.push({ path: `spec.ingress[${i}].from`, value: rule.from ?? null, message: `${where}: spec.ingress[${i}].from admits ${why} to Triton ports ${ports.join(", ")}`, urn: r.urn });
+          if (why)
+            out.push({
+              path: `spec.ingress[${i}].from`,
+              value: rule.from ?? null,
+              message: `${where}: spec.ingress[${i}].from admits ${why} to Triton ports ${ports.join(", ")}`,
+              urn: r.urn,
+            });
         });
       }
       if ((np.spec?.policyTypes ?? []).includes("Egress")) {
         (np.spec?.egress ?? []).forEach((rule, i) => {
           if ((rule.ports ?? []).length > 0) return; // limited ports (DNS, 443 to S3) are declared needs
           const why = allowAll(rule.to);
-          if (why) out.push({ path: `spec.egress[${i}]`, value: rule, message: `${where}: spec.egress[${i}] lets Triton pods reach ${why} on every port`, urn: r.urn });
+          if (why)
+            out.push({
+              path: `spec.egress[${i}]`,
+              value: rule,
+              message: `${where}: spec.egress[${i}] lets Triton pods reach ${why} on every port`,
+              urn: r.urn,
+            });
         });
       }
     }

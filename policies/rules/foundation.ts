@@ -90,7 +90,8 @@ export const helmReleasePinned = resourceRule({
   description:
     "Every Helm release pins an exact chart version (1.2.3 or v1.2.3, no range, no latest) and names its https:// or oci:// repository; a chart " +
     "the stack knows (components/upstream) comes from its upstream repository.",
-  prevents: "A chart that upgrades itself (new CRDs, renamed values, new driver or alert defaults) on the next `pulumi up`, or resolves from whatever repository a laptop has configured.",
+  prevents:
+    "A chart that upgrades itself (new CRDs, renamed values, new driver or alert defaults) on the next `pulumi up`, or resolves from whatever repository a laptop has configured.",
   remediationSteps: "Create releases with components/helm.ts helmRelease() from the chart's upstream module, with an exact version setting.",
   check: (r) => {
     const release = propsOf(r, HELM_RELEASE);
@@ -101,15 +102,27 @@ export const helmReleasePinned = resourceRule({
     // An OCI chart reference may carry its version as a tag: oci://registry/chart:1.2.3.
     const version = release.version ?? (chart.startsWith("oci://") ? chart.split(":").pop() : undefined);
     if (typeof version !== "string" || !EXACT_VERSION.test(version)) {
-      out.push({ path: "version", value: release.version, message: `${where}: version is ${show(release.version)}, must be an exact chart version such as 1.2.3` });
+      out.push({
+        path: "version",
+        value: release.version,
+        message: `${where}: version is ${show(release.version)}, must be an exact chart version such as 1.2.3`,
+      });
     }
     const repo = release.repositoryOpts?.repo;
     const known = KNOWN_CHARTS.find((c) => c.chart === chart);
     if (!chart.startsWith("oci://")) {
       if (typeof repo !== "string" || !/^(https|oci):\/\/\S+$/.test(repo)) {
-        out.push({ path: "repositoryOpts.repo", value: repo, message: `${where}: repositoryOpts.repo is ${show(repo)}, must be the chart's https:// or oci:// repository` });
+        out.push({
+          path: "repositoryOpts.repo",
+          value: repo,
+          message: `${where}: repositoryOpts.repo is ${show(repo)}, must be the chart's https:// or oci:// repository`,
+        });
       } else if (known && repo.replace(/\/+$/, "") !== known.repo.replace(/\/+$/, "")) {
-        out.push({ path: "repositoryOpts.repo", value: repo, message: `${where}: repositoryOpts.repo is ${show(repo)}, not the chart's upstream ${known.repo}` });
+        out.push({
+          path: "repositoryOpts.repo",
+          value: repo,
+          message: `${where}: repositoryOpts.repo is ${show(repo)}, not the chart's upstream ${known.repo}`,
+        });
       }
     }
     return out;

@@ -42,7 +42,8 @@ function adminClusters(config: Record<string, any>, adminAddress: Record<string,
   const pipe = adminAddress?.pipe?.path;
   const any = (a: string | undefined) => a === "0.0.0.0" || a === "::" || a === adminAddress?.socket_address?.address;
   for (const c of config.static_resources?.clusters ?? []) {
-    if (c.type === "ORIGINAL_DST" || /dynamic_forward_proxy/.test(String(c.cluster_type?.name ?? c.cluster_type?.typed_config?.["@type"] ?? ""))) out.add(c.name);
+    if (c.type === "ORIGINAL_DST" || /dynamic_forward_proxy/.test(String(c.cluster_type?.name ?? c.cluster_type?.typed_config?.["@type"] ?? "")))
+      out.add(c.name);
     for (const group of c.load_assignment?.endpoints ?? []) {
       for (const lb of group.lb_endpoints ?? []) {
         const addr = lb.endpoint?.address ?? {};
@@ -173,23 +174,50 @@ function adminReferences(listener: Record<string, any>, admin: Set<string>): { p
       const exact: unknown = here?.match?.path;
       const rewrite = ["prefix_rewrite", "regex_rewrite", "path_rewrite_policy"].find((k) => o[k] !== undefined);
       if (!inRouteAction)
-        out.push({ path: `${at}.cluster`.replace(/^\./, ""), value: o.cluster, why: `forwards to the admin cluster ${o.cluster} (not a route with an exact allowed path)` });
-      else if (typeof exact !== "string" || !EXPOSABLE_ADMIN_PATHS.includes(exact) || Object.keys(here?.match ?? {}).some((k) => !["path", "headers"].includes(k)))
-        out.push({ path: `${at.replace(/\.route$/, "")}.match`.replace(/^\./, ""), value: here?.match ?? null, why: `forwards to the admin cluster ${o.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may` });
-      else if (rewrite) out.push({ path: `${at}.${rewrite}`.replace(/^\./, ""), value: o[rewrite], why: `rewrites the path of a route to the admin cluster ${o.cluster}` });
+        out.push({
+          path: `${at}.cluster`.replace(/^\./, ""),
+          value: o.cluster,
+          why: `forwards to the admin cluster ${o.cluster} (not a route with an exact allowed path)`,
+        });
+      else if (
+        typeof exact !== "string" ||
+        !EXPOSABLE_ADMIN_PATHS.includes(exact) ||
+        Object.keys(here?.match ?? {}).some((k) => !["path", "headers"].includes(k))
+      )
+        out.push({
+          path: `${at.replace(/\.route$/, "")}.match`.replace(/^\./, ""),
+          value: here?.match ?? null,
+          why: `forwards to the admin cluster ${o.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
+        });
+      else if (rewrite)
+        out.push({ path: `${at}.${rewrite}`.replace(/^\./, ""), value: o[rewrite], why: `rewrites the path of a route to the admin cluster ${o.cluster}` });
     }
     if (o.cluster_header !== undefined)
-      out.push({ path: `${at}.cluster_header`.replace(/^\./, ""), value: o.cluster_header, why: `lets the client pick any cluster, the admin cluster ${[...admin].join(", ")} included` });
+      out.push({
+        path: `${at}.cluster_header`.replace(/^\./, ""),
+        value: o.cluster_header,
+        why: `lets the client pick any cluster, the admin cluster ${[...admin].join(", ")} included`,
+      });
     for (const [k, x] of Object.entries(o)) {
       if (k === "weighted_clusters") {
         (x?.clusters ?? []).forEach((w: Record<string, any>, j: number) => {
-          if (admin.has(w?.name)) out.push({ path: `${at}.weighted_clusters.clusters[${j}].name`.replace(/^\./, ""), value: w.name, why: `sends a weighted share to the admin cluster ${w.name}` });
+          if (admin.has(w?.name))
+            out.push({
+              path: `${at}.weighted_clusters.clusters[${j}].name`.replace(/^\./, ""),
+              value: w.name,
+              why: `sends a weighted share to the admin cluster ${w.name}`,
+            });
         });
         continue;
       }
       if (k === "request_mirror_policies") {
         (Array.isArray(x) ? x : []).forEach((m: Record<string, any>, j: number) => {
-          if (admin.has(m?.cluster)) out.push({ path: `${at}.request_mirror_policies[${j}].cluster`.replace(/^\./, ""), value: m.cluster, why: `mirrors requests to the admin cluster ${m.cluster}` });
+          if (admin.has(m?.cluster))
+            out.push({
+              path: `${at}.request_mirror_policies[${j}].cluster`.replace(/^\./, ""),
+              value: m.cluster,
+              why: `mirrors requests to the admin cluster ${m.cluster}`,
+            });
         });
         continue;
       }

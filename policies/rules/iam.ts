@@ -9,7 +9,8 @@ import { NONE, resourceRule, type Finding, type Resource, type Rule } from "./ru
 import { BUCKET, BUCKET_POLICY, IAM_POLICY, IAM_ROLE, IAM_ROLE_POLICY_ATTACHMENT } from "./types";
 import { decodeJson, show } from "./util";
 
-const list = (v: unknown): string[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+const text = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
+const list = (v: unknown): string[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v.map(text) : [text(v)]);
 
 /** A statement's conditions flattened: operator and key lower-cased, values always a list. */
 export function conditionsOf(s: Statement): { operator: string; key: string; values: string[] }[] {
@@ -57,7 +58,8 @@ export function wildcardResource(resource: string): string | undefined {
     return undefined;
   }
   if (/[*?]/.test(account)) return `${resource} matches every account`;
-  if (/^[*?]+$/.test(rest) || /^[\w-]+[/:][*?]+$/.test(rest)) return `${resource} matches every ${rest.split(/[/:]/)[0] === rest ? "resource" : rest.split(/[/:]/)[0]}`;
+  if (/^[*?]+$/.test(rest) || /^[\w-]+[/:][*?]+$/.test(rest))
+    return `${resource} matches every ${rest.split(/[/:]/)[0] === rest ? "resource" : rest.split(/[/:]/)[0]}`;
   return undefined;
 }
 
@@ -75,7 +77,13 @@ export function identityStatementProblems(doc: PolicyDocument | undefined): { i:
     if (st.NotResource !== undefined) out.push({ i, field: "NotResource", value: st.NotResource, why: "NotResource with Allow grants every other resource" });
     const actions = list(s.Action);
     const broad = actions.filter((a) => a === "*" || /^[\w-]+:\*$/.test(a));
-    if (broad.length) out.push({ i, field: "Action", value: s.Action, why: `${broad.join(", ")} grants every action${broad.includes("*") ? " of every service" : " of the service"}` });
+    if (broad.length)
+      out.push({
+        i,
+        field: "Action",
+        value: s.Action,
+        why: `${broad.join(", ")} grants every action${broad.includes("*") ? " of every service" : " of the service"}`,
+      });
     if (actions.length && actions.every(starOnlyAction)) return;
     if (scopesByResourceTag(s)) return;
     for (const r of list(s.Resource)) {
@@ -135,7 +143,16 @@ function isEveryone(p: unknown): boolean {
 }
 
 /** Conditions that confine "*" to the account, organisation, a source resource or a VPC endpoint. */
-const CONFINING_KEYS = ["aws:principalorgid", "aws:principalaccount", "aws:sourceaccount", "aws:sourcearn", "aws:sourcevpce", "aws:sourcevpc", "aws:principalarn", "kms:calleraccount"];
+const CONFINING_KEYS = [
+  "aws:principalorgid",
+  "aws:principalaccount",
+  "aws:sourceaccount",
+  "aws:sourcearn",
+  "aws:sourcevpce",
+  "aws:sourcevpc",
+  "aws:principalarn",
+  "kms:calleraccount",
+];
 
 export const iamNoPublicPrincipal = resourceRule({
   name: "iam-no-public-principal",
@@ -144,7 +161,8 @@ export const iamNoPublicPrincipal = resourceRule({
     'No trust policy allows Principal "*" (or {AWS: "*"}, or NotPrincipal), and no bucket or KMS key policy allows "*" without a condition ' +
     "confining it to the account, organisation, a source ARN/account or a VPC endpoint.",
   prevents: "Any AWS account assuming a stack role, or reading the model bucket or using the model key.",
-  remediationSteps: "Name the principal (the account root, a role ARN, an OIDC provider with sub/aud conditions); add aws:PrincipalOrgID or aws:SourceAccount conditions.",
+  remediationSteps:
+    "Name the principal (the account root, a role ARN, an OIDC provider with sub/aud conditions); add aws:PrincipalOrgID or aws:SourceAccount conditions.",
   check: (r) =>
     resourcePoliciesOf(r).flatMap(({ where, doc, trust }) =>
       statementsOf(doc).flatMap((s, i): Finding[] => {
@@ -152,7 +170,9 @@ export const iamNoPublicPrincipal = resourceRule({
         const st = s as Statement & { NotPrincipal?: unknown };
         if (st.NotPrincipal !== undefined) {
           const path = `${where}.Statement[${i}].NotPrincipal`;
-          return [{ path, value: st.NotPrincipal, message: `${r.type} ${r.name}: ${path} is ${show(st.NotPrincipal)}: NotPrincipal with Allow admits everyone else` }];
+          return [
+            { path, value: st.NotPrincipal, message: `${r.type} ${r.name}: ${path} is ${show(st.NotPrincipal)}: NotPrincipal with Allow admits everyone else` },
+          ];
         }
         if (!isEveryone(s.Principal)) return [];
         if (!trust && conditionsOf(s).some((c) => CONFINING_KEYS.includes(c.key) && !c.operator.includes("ifexists") && !c.values.includes("*"))) return [];
@@ -174,14 +194,16 @@ export const iamIrsaTrustExact = resourceRule({
     "system:serviceaccount:<namespace>:<name>, no wildcards) and aud sts.amazonaws.com, with StringEquals (or StringLike without wildcards).",
   prevents: "Every pod of the cluster (any ServiceAccount, or tokens minted for another audience) assuming the model reader or publisher role.",
   remediationSteps:
-    "Condition StringEquals { <issuer>:sub: system:serviceaccount:<ns>:<sa>, <issuer>:aud: sts.amazonaws.com } " + "(components/model-repository/policies.ts irsaTrustPolicy).",
+    "Condition StringEquals { <issuer>:sub: system:serviceaccount:<ns>:<sa>, <issuer>:aud: sts.amazonaws.com } " +
+    "(components/model-repository/policies.ts irsaTrustPolicy).",
   check: (r) => {
     const role = propsOf(r, IAM_ROLE);
     if (!role) return NONE;
     const doc: PolicyDocument | undefined = decodeJson(role.assumeRolePolicy);
     const out: Finding[] = [];
     statementsOf(doc).forEach((s, i) => {
-      if (s?.Effect !== "Allow" || !list(s.Action).some((a) => a.toLowerCase() === "sts:assumerolewithwebidentity" || a === "*" || a.toLowerCase() === "sts:*")) return;
+      if (s?.Effect !== "Allow" || !list(s.Action).some((a) => a.toLowerCase() === "sts:assumerolewithwebidentity" || a === "*" || a.toLowerCase() === "sts:*"))
+        return;
       const federated = list((s.Principal as { Federated?: unknown } | undefined)?.Federated);
       for (const provider of federated) {
         const issuer = provider.split(":oidc-provider/")[1]?.toLowerCase();
@@ -190,9 +212,16 @@ export const iamIrsaTrustExact = resourceRule({
         const exact = (key: string, ok: (v: string) => boolean) => {
           const found = conditionsOf(s).filter((c) => c.key === `${issuer}:${key}`);
           const good = found.some(
-            (c) => (c.operator === "stringequals" || (c.operator === "stringlike" && c.values.every((v) => !/[*?]/.test(v)))) && c.values.length > 0 && c.values.every(ok),
+            (c) =>
+              (c.operator === "stringequals" || (c.operator === "stringlike" && c.values.every((v) => !/[*?]/.test(v)))) &&
+              c.values.length > 0 &&
+              c.values.every(ok),
           );
-          const loose = found.some((c) => !(c.operator === "stringequals" || c.operator === "stringlike") || c.values.some((v) => !ok(v) || (c.operator === "stringlike" && /[*?]/.test(v))));
+          const loose = found.some(
+            (c) =>
+              !(c.operator === "stringequals" || c.operator === "stringlike") ||
+              c.values.some((v) => !ok(v) || (c.operator === "stringlike" && /[*?]/.test(v))),
+          );
           return good && !loose ? undefined : found.map((c) => ({ [c.operator]: c.values }));
         };
         const sub = exact("sub", (v) => SUB.test(v));
@@ -264,7 +293,8 @@ export const iamNoAdminManagedPolicies = resourceRule({
   },
 });
 
-const AWS_MANAGED_NAMES = /^(Amazon|AWS)[A-Z0-9]|^(AdministratorAccess|PowerUserAccess|ReadOnlyAccess|ViewOnlyAccess|IAMFullAccess|IAMReadOnlyAccess|SecurityAudit|SupportUser|Billing)([-_].*)?$/;
+const AWS_MANAGED_NAMES =
+  /^(Amazon|AWS)[A-Z0-9]|^(AdministratorAccess|PowerUserAccess|ReadOnlyAccess|ViewOnlyAccess|IAMFullAccess|IAMReadOnlyAccess|SecurityAudit|SupportUser|Billing)([-_].*)?$/;
 
 export const iamNoAwsManagedPolicyNames = resourceRule({
   name: "iam-no-aws-managed-policy-names",
@@ -276,7 +306,7 @@ export const iamNoAwsManagedPolicyNames = resourceRule({
     const p = propsOf(r, IAM_POLICY) as { name?: unknown; namePrefix?: unknown } | undefined;
     if (!p) return NONE;
     const [path, value] = p.name !== undefined ? ["name", p.name] : p.namePrefix !== undefined ? ["namePrefix", p.namePrefix] : ["name", r.name];
-    if (!AWS_MANAGED_NAMES.test(String(value))) return NONE;
+    if (!AWS_MANAGED_NAMES.test(text(value))) return NONE;
     return [{ path, value, message: `Policy ${r.name}: ${path} is ${show(value)}, which reads as an AWS managed policy` }];
   },
 });
@@ -291,16 +321,37 @@ export const kmsKeyRotation = resourceRule({
   remediationSteps: "Set enableKeyRotation: true on the aws.kms.Key (components/model-repository).",
   check: (r) => {
     if (r.type !== KMS_KEY) return NONE;
-    const p = r.props as { enableKeyRotation?: unknown; customerMasterKeySpec?: unknown; keySpec?: unknown; rotationPeriodInDays?: unknown; keyUsage?: unknown };
+    const p = r.props as {
+      enableKeyRotation?: unknown;
+      customerMasterKeySpec?: unknown;
+      keySpec?: unknown;
+      rotationPeriodInDays?: unknown;
+      keyUsage?: unknown;
+    };
     const spec = p.keySpec ?? p.customerMasterKeySpec ?? "SYMMETRIC_DEFAULT";
     if (spec !== "SYMMETRIC_DEFAULT" || (p.keyUsage !== undefined && p.keyUsage !== "ENCRYPT_DECRYPT")) return NONE; // AWS rotates only symmetric encryption keys
     const name = metadataOf(r).name ?? r.name;
     if (p.enableKeyRotation !== true)
-      return [{ path: "enableKeyRotation", value: p.enableKeyRotation, message: `KMS Key ${name}: enableKeyRotation is ${show(p.enableKeyRotation)}, must be true` }];
+      return [
+        { path: "enableKeyRotation", value: p.enableKeyRotation, message: `KMS Key ${name}: enableKeyRotation is ${show(p.enableKeyRotation)}, must be true` },
+      ];
     if (typeof p.rotationPeriodInDays === "number" && p.rotationPeriodInDays > 365)
-      return [{ path: "rotationPeriodInDays", value: p.rotationPeriodInDays, message: `KMS Key ${name}: rotationPeriodInDays is ${p.rotationPeriodInDays}, above 365` }];
+      return [
+        {
+          path: "rotationPeriodInDays",
+          value: p.rotationPeriodInDays,
+          message: `KMS Key ${name}: rotationPeriodInDays is ${p.rotationPeriodInDays}, above 365`,
+        },
+      ];
     return NONE;
   },
 });
 
-export const iamRules: Rule[] = [iamStatementsLeastPrivilege, iamNoPublicPrincipal, iamIrsaTrustExact, iamNoAdminManagedPolicies, iamNoAwsManagedPolicyNames, kmsKeyRotation];
+export const iamRules: Rule[] = [
+  iamStatementsLeastPrivilege,
+  iamNoPublicPrincipal,
+  iamIrsaTrustExact,
+  iamNoAdminManagedPolicies,
+  iamNoAwsManagedPolicyNames,
+  kmsKeyRotation,
+];

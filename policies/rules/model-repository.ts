@@ -85,14 +85,20 @@ function isLogTarget(resources: readonly PolicyResource[], bucket: PolicyResourc
   const names = bucketNames(resources, bucket);
   for (const r of resources) {
     const logging = propsOf(r, BUCKET_LOGGING);
-    if (logging && ((logging.targetBucket && names.has(logging.targetBucket)) || (r.dependencies.some((d) => d.urn === bucket.urn) && !names.has(String(logging.bucket)))))
+    if (
+      logging &&
+      ((logging.targetBucket && names.has(logging.targetBucket)) || (r.dependencies.some((d) => d.urn === bucket.urn) && !names.has(String(logging.bucket))))
+    )
       return true;
-    const b = propsOf(r, BUCKET) as { loggings?: { targetBucket?: string }[]; logging?: { targetBucket?: string } } | undefined;
-    if (b && r !== bucket && [...(b.loggings ?? []), ...(b.logging ? [b.logging] : [])].some((l) => l.targetBucket !== undefined && names.has(l.targetBucket))) return true;
+    const b: { loggings?: { targetBucket?: string }[]; logging?: { targetBucket?: string } } | undefined = propsOf(r, BUCKET);
+    if (b && r !== bucket && [...(b.loggings ?? []), ...(b.logging ? [b.logging] : [])].some((l) => l.targetBucket !== undefined && names.has(l.targetBucket)))
+      return true;
   }
   const policies = [decodeJson((bucket.props as Bucket).policy), ...settingsOf(resources, bucket, BUCKET_POLICY).map((p) => decodeJson(p.props.policy))];
   return policies.some((doc) =>
-    statementsOf(doc).some((s) => s?.Effect === "Allow" && ([] as unknown[]).concat((s.Principal as { Service?: unknown } | undefined)?.Service ?? []).includes(LOG_DELIVERY)),
+    statementsOf(doc).some(
+      (s) => s?.Effect === "Allow" && ([] as unknown[]).concat((s.Principal as { Service?: unknown } | undefined)?.Service ?? []).includes(LOG_DELIVERY),
+    ),
   );
 }
 
@@ -219,7 +225,9 @@ export function deniesInsecureTransport(doc: PolicyDocument | undefined): boolea
     const insecure = Object.entries(s.Condition ?? {}).some(
       ([op, block]) =>
         ["bool", "boolifexists"].includes(op.toLowerCase()) &&
-        Object.entries(block ?? {}).some(([k, v]) => k.toLowerCase() === "aws:securetransport" && ([] as unknown[]).concat(v).some((x) => String(x).toLowerCase() === "false")),
+        Object.entries(block ?? {}).some(
+          ([k, v]) => k.toLowerCase() === "aws:securetransport" && ([] as unknown[]).concat(v).some((x) => String(x).toLowerCase() === "false"),
+        ),
     );
     return everyone && allActions && insecure;
   });
@@ -261,14 +269,19 @@ export const s3BucketOwnerEnforced = stackRule({
   name: "s3-bucket-owner-enforced",
   domain: "model-repository",
   description: "Every S3 bucket has object ownership BucketOwnerEnforced (ACLs disabled).",
-  prevents: "Objects uploaded by another account (a publisher, a log writer) that the bucket owner cannot read or protect, and ACLs that grant access past the bucket policy.",
+  prevents:
+    "Objects uploaded by another account (a publisher, a log writer) that the bucket owner cannot read or protect, and ACLs that grant access past the bucket policy.",
   remediationSteps: 'Add an aws.s3.BucketOwnershipControls for the bucket with rule.objectOwnership "BucketOwnerEnforced" (components/model-repository/s3.ts).',
   check: perBucket((b, _props, all) => {
     const controls = settingsOf(all, b, BUCKET_OWNERSHIP_CONTROLS);
     const bad = controls.find((c) => c.props.rule?.objectOwnership !== "BucketOwnerEnforced");
     if (controls.length && !bad) return undefined;
     const value = bad?.props.rule?.objectOwnership ?? null;
-    return { path: "rule.objectOwnership", value, message: `${bucketLabel(b)}: rule.objectOwnership is ${JSON.stringify(value)}${bad ? ` (${bad.r.name})` : " (no BucketOwnershipControls)"}, must be "BucketOwnerEnforced"` };
+    return {
+      path: "rule.objectOwnership",
+      value,
+      message: `${bucketLabel(b)}: rule.objectOwnership is ${JSON.stringify(value)}${bad ? ` (${bad.r.name})` : " (no BucketOwnershipControls)"}, must be "BucketOwnerEnforced"`,
+    };
   }),
 });
 
@@ -277,7 +290,8 @@ export const s3NoncurrentVersionsExpire = stackRule({
   domain: "model-repository",
   description: "Every S3 bucket has an enabled lifecycle rule that expires noncurrent object versions (noncurrentVersionExpiration.noncurrentDays).",
   prevents: "Every overwritten model version kept forever: a versioned model bucket that grows (and bills) without bound.",
-  remediationSteps: "Add an aws.s3.BucketLifecycleConfiguration with an Enabled rule noncurrentVersionExpiration { noncurrentDays } (components/model-repository/s3.ts).",
+  remediationSteps:
+    "Add an aws.s3.BucketLifecycleConfiguration with an Enabled rule noncurrentVersionExpiration { noncurrentDays } (components/model-repository/s3.ts).",
   check: perBucket((b, props, all) => {
     const inline = (props as { lifecycleRules?: { enabled?: boolean; noncurrentVersionExpiration?: { days?: number } }[] }).lifecycleRules ?? [];
     if (inline.some((r) => r.enabled === true && (r.noncurrentVersionExpiration?.days ?? 0) > 0)) return undefined;
@@ -364,19 +378,33 @@ export const efsNfsOnlyFromGpuNodes = stackRule({
     for (const r of resources) {
       const raw = r.props as { referencedSecurityGroupId?: string; sourceSecurityGroupId?: string; ingress?: { securityGroups?: string[] }[] };
       securityGroupIngressOf(r).forEach((o, n) => {
-        const inScope = r.type === SECURITY_GROUP ? targetGroups.has(r.urn) : (o.group !== undefined && targets.has(o.group)) || r.dependencies.some((d) => targetGroups.has(d.urn));
+        const inScope =
+          r.type === SECURITY_GROUP
+            ? targetGroups.has(r.urn)
+            : (o.group !== undefined && targets.has(o.group)) || r.dependencies.some((d) => targetGroups.has(d.urn));
         if (!inScope) return;
         const proto = String(o.protocol).toLowerCase();
-        if (!(proto === "-1" || proto === "all" || ((proto === "tcp" || proto === "6") && (o.fromPort ?? 0) <= NFS_PORT && (o.toPort ?? 65535) >= NFS_PORT))) return;
+        if (!(proto === "-1" || proto === "all" || ((proto === "tcp" || proto === "6") && (o.fromPort ?? 0) <= NFS_PORT && (o.toPort ?? 65535) >= NFS_PORT)))
+          return;
         for (const c of [...o.cidrs.map((x) => ({ path: x.path, value: x.cidr })), ...o.prefixLists.map((x) => ({ path: x.path, value: x.id }))]) {
-          out.push({ path: c.path, value: c.value, message: `${r.type.split(":").pop()} ${r.name}: ${c.path} is ${JSON.stringify(c.value)}: NFS to the EFS mount targets from an address range, not the GPU nodes' group`, urn: r.urn });
+          out.push({
+            path: c.path,
+            value: c.value,
+            message: `${r.type.split(":").pop()} ${r.name}: ${c.path} is ${JSON.stringify(c.value)}: NFS to the EFS mount targets from an address range, not the GPU nodes' group`,
+            urn: r.urn,
+          });
         }
         const refs: { path: string; value: string }[] = [];
         if (raw.referencedSecurityGroupId !== undefined) refs.push({ path: "referencedSecurityGroupId", value: raw.referencedSecurityGroupId });
         if (raw.sourceSecurityGroupId !== undefined) refs.push({ path: "sourceSecurityGroupId", value: raw.sourceSecurityGroupId });
         (raw.ingress?.[n]?.securityGroups ?? []).forEach((g, i) => refs.push({ path: `ingress[${n}].securityGroups[${i}]`, value: g }));
         for (const ref of refs.filter((x) => !gpu.has(x.value)))
-          out.push({ path: ref.path, value: ref.value, message: `${r.type.split(":").pop()} ${r.name}: ${ref.path} is ${JSON.stringify(ref.value)}, not the GPU nodes' security group (${[...gpu].join(", ") || "none found"})`, urn: r.urn });
+          out.push({
+            path: ref.path,
+            value: ref.value,
+            message: `${r.type.split(":").pop()} ${r.name}: ${ref.path} is ${JSON.stringify(ref.value)}, not the GPU nodes' security group (${[...gpu].join(", ") || "none found"})`,
+            urn: r.urn,
+          });
       });
     }
     return out;
@@ -395,13 +423,21 @@ export const efsAccessPointConfined = resourceRule({
     const out: Finding[] = [];
     const where = `EFS AccessPoint ${r.name}`;
     if (!p.posixUser) out.push({ path: "posixUser", value: null, message: `${where}: posixUser is null: clients keep their own uid, root included` });
-    for (const k of ["uid", "gid"] as const) if (p.posixUser && Number(p.posixUser[k]) === 0) out.push({ path: `posixUser.${k}`, value: p.posixUser[k], message: `${where}: posixUser.${k} is 0 (root)` });
+    for (const k of ["uid", "gid"] as const)
+      if (p.posixUser && Number(p.posixUser[k]) === 0)
+        out.push({ path: `posixUser.${k}`, value: p.posixUser[k], message: `${where}: posixUser.${k} is 0 (root)` });
     (p.posixUser?.secondaryGids ?? []).forEach((g, i) => {
-      if (Number(g) === 0) out.push({ path: `posixUser.secondaryGids[${i}]`, value: g, message: `${where}: posixUser.secondaryGids[${i}] is 0 (root's group)` });
+      if (Number(g) === 0)
+        out.push({ path: `posixUser.secondaryGids[${i}]`, value: g, message: `${where}: posixUser.secondaryGids[${i}] is 0 (root's group)` });
     });
     const path = p.rootDirectory?.path;
     const normal = typeof path === "string" ? path.replace(/\/+(\.\/?)*/g, "/").replace(/\/+$/, "") : "";
-    if (normal === "") out.push({ path: "rootDirectory.path", value: path ?? null, message: `${where}: rootDirectory.path is ${JSON.stringify(path ?? null)}: the access point is rooted at / (the whole file system)` });
+    if (normal === "")
+      out.push({
+        path: "rootDirectory.path",
+        value: path ?? null,
+        message: `${where}: rootDirectory.path is ${JSON.stringify(path ?? null)}: the access point is rooted at / (the whole file system)`,
+      });
     return out;
   },
 });
@@ -429,7 +465,11 @@ export const servingVolumesReadOnly = resourceRule({
           if (!v || !SHARED_VOLUME_SOURCES.some((k) => (v as Record<string, unknown>)[k] !== undefined)) return;
           if (m.readOnly === true) return;
           const at = `${cp}.volumeMounts[${i}].readOnly`;
-          out.push({ path: at, value: m.readOnly, message: `${(r.props as { kind?: string }).kind} ${metadataOf(r).name ?? r.name}: ${at} is ${JSON.stringify(m.readOnly ?? null)} for volume ${m.name} at ${m.mountPath}` });
+          out.push({
+            path: at,
+            value: m.readOnly,
+            message: `${(r.props as { kind?: string }).kind} ${metadataOf(r).name ?? r.name}: ${at} is ${JSON.stringify(m.readOnly ?? null)} for volume ${m.name} at ${m.mountPath}`,
+          });
         });
       }
     }

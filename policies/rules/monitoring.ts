@@ -261,8 +261,4 @@ export const crdObjectsDependOnRelease = stackRule<{ crdCharts: Record<string, s
   },
 });
 
-export const monitoringRules: Rule[] = [
-  monitoringAlertingInProd,
-  tritonMetricsScraped,
-  crdObjectsDependOnRelease,
-];
+export const monitoringRules: Rule[] = [monitoringAlertingInProd, tritonMetricsScraped, crdObjectsDependOnRelease];

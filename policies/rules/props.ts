@@ -150,7 +150,7 @@ export const CONTAINER_LISTS = ["initContainers", "containers", "ephemeralContai
 
 /** Every container of a pod spec (init, regular and ephemeral), each with its property path. */
 export function containersOf(spec: PodSpec | undefined, at: string): { c: Container; path: string; list: (typeof CONTAINER_LISTS)[number] }[] {
-  return CONTAINER_LISTS.flatMap((list) => ((spec?.[list] ?? [])).map((c, i) => ({ c: c ?? {}, path: `${at}.${list}[${i}]`, list })));
+  return CONTAINER_LISTS.flatMap((list) => (spec?.[list] ?? []).map((c, i) => ({ c: c ?? {}, path: `${at}.${list}[${i}]`, list })));
 }
 
 /** The pod template metadata of a workload (a Pod's own metadata; a CronJob's job template's pod template). */

@@ -20,7 +20,11 @@ function broadRule(rules: readonly PolicyRule[] | undefined): { i: number; why: 
     if (verbs.includes("*")) return { i, why: "verbs has *" };
     if (resources.includes("*")) return { i, why: "resources has *" };
     if ((rule.nonResourceURLs ?? []).includes("*")) return { i, why: "nonResourceURLs has *" };
-    if ((groups.includes("") || groups.includes("*")) && resources.some((r) => r === "secrets" || r.startsWith("secrets/")) && verbs.some((v) => READ_VERBS.includes(v)))
+    if (
+      (groups.includes("") || groups.includes("*")) &&
+      resources.some((r) => r === "secrets" || r.startsWith("secrets/")) &&
+      verbs.some((v) => READ_VERBS.includes(v))
+    )
       return { i, why: `grants ${verbs.join(", ")} on secrets` };
   }
   return undefined;
@@ -33,7 +37,8 @@ export const rbacServingAccountsLeastPrivilege = stackRule<PrivilegedNamespacesC
     "No RoleBinding or ClusterRoleBinding gives a ServiceAccount of a serving namespace (any namespace outside the privileged ones, or all " +
     "ServiceAccounts through the system:serviceaccounts groups) cluster-admin, admin or edit, a role with wildcard verbs/resources, or Secret reads.",
   prevents: "A compromised model server or gateway reading every Secret, or taking over the cluster, through its pod's ServiceAccount.",
-  remediationSteps: "Bind serving ServiceAccounts to nothing (they need no Kubernetes API access), or to a Role naming exact resources and verbs, never secrets.",
+  remediationSteps:
+    "Bind serving ServiceAccounts to nothing (they need no Kubernetes API access), or to a Role naming exact resources and verbs, never secrets.",
   configSchema: { properties: { ...privilegedNamespacesSchema } },
   check: (resources, { privilegedNamespaces }) => {
     const roles = new Map<string, PolicyRule[] | undefined>();
@@ -45,7 +50,11 @@ export const rbacServingAccountsLeastPrivilege = stackRule<PrivilegedNamespacesC
     }
     const serving = (s: Subject, bindingNs: string): boolean => {
       if (s.kind === "ServiceAccount") return !privilegedNamespaces.includes(s.namespace ?? bindingNs);
-      if (s.kind === "Group") return s.name === "system:serviceaccounts" || (s.name?.startsWith("system:serviceaccounts:") === true && !privilegedNamespaces.includes(s.name.split(":")[2]));
+      if (s.kind === "Group")
+        return (
+          s.name === "system:serviceaccounts" ||
+          (s.name?.startsWith("system:serviceaccounts:") === true && !privilegedNamespaces.includes(s.name.split(":")[2]))
+        );
       return false;
     };
     const out: Finding[] = [];

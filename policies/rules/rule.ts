@@ -24,18 +24,7 @@ interface RuleInfo {
   readonly name: string;
   /** The domain the rule protects, and the file it lives in: policies/rules/<domain>.ts. */
   readonly domain:
-    | "foundation"
-    | "gpu-nodes"
-    | "model-repository"
-    | "triton"
-    | "monitoring"
-    | "gateway"
-    | "firewall"
-    | "workloads"
-    | "exposure"
-    | "rbac"
-    | "iam"
-    | "secrets";
+    "foundation" | "gpu-nodes" | "model-repository" | "triton" | "monitoring" | "gateway" | "firewall" | "workloads" | "exposure" | "rbac" | "iam" | "secrets";
   readonly description: string;
   /** The failure in production the rule prevents. */
   readonly prevents: string;

@@ -67,7 +67,11 @@ export const helmValuesNoCredentials = resourceRule({
         const role = String(anonymous.org_role ?? "Viewer");
         if (String(anonymous.enabled).toLowerCase() === "true" && ELEVATED_ROLES.includes(role.toLowerCase())) {
           const path = `${at}["grafana.ini"]["auth.anonymous"].org_role`;
-          out.push({ path, value: anonymous.org_role, message: `Helm release ${r.name}: ${path} is ${JSON.stringify(anonymous.org_role)} with anonymous access enabled` });
+          out.push({
+            path,
+            value: anonymous.org_role,
+            message: `Helm release ${r.name}: ${path} is ${JSON.stringify(anonymous.org_role)} with anonymous access enabled`,
+          });
         }
       }
     }
@@ -105,9 +109,14 @@ export const noPlaintextCredentials = resourceRule({
         for (const { c, path: cp } of containersOf(spec, path)) {
           (c.env ?? []).forEach((e, j) => {
             const at = `${cp}.env[${j}]`;
-            if (STATIC_KEYS.includes(e?.name as string)) out.push({ path: `${at}.name`, value: e.name, message: `${name}: ${at}.name (container ${c.name}) is ${e.name}` });
+            if (STATIC_KEYS.includes(e?.name as string))
+              out.push({ path: `${at}.name`, value: e.name, message: `${name}: ${at}.name (container ${c.name}) is ${e.name}` });
             else if (ENV_CREDENTIAL.test(String(e?.name)) && isLiteral(e?.value))
-              out.push({ path: `${at}.value`, value: HIDDEN, message: `${name}: ${at}.value (container ${c.name}, ${e.name}) is a literal credential (value hidden)` });
+              out.push({
+                path: `${at}.value`,
+                value: HIDDEN,
+                message: `${name}: ${at}.value (container ${c.name}, ${e.name}) is a literal credential (value hidden)`,
+              });
           });
         }
       }
@@ -122,7 +131,11 @@ export const noPlaintextCredentials = resourceRule({
       for (const [k, v] of Object.entries(p[field] ?? {})) {
         const at = `${field}["${k}"]`;
         const text = decoded(v, base64);
-        const awsKey = STATIC_KEYS.includes(k.toUpperCase()) || /aws_(access_key_id|secret_access_key|session_token)/i.test(text) || ACCESS_KEY_ID.test(text) || /^aws.?secret/i.test(k);
+        const awsKey =
+          STATIC_KEYS.includes(k.toUpperCase()) ||
+          /aws_(access_key_id|secret_access_key|session_token)/i.test(text) ||
+          ACCESS_KEY_ID.test(text) ||
+          /^aws.?secret/i.test(k);
         if (awsKey) out.push({ path: at, value: HIDDEN, message: `${name}: ${at} holds AWS access keys (value hidden); pods get AWS access through IRSA` });
         else if (kind === "ConfigMap" && CREDENTIAL_KEY.test(normalKey(k)) && isLiteral(v))
           out.push({ path: at, value: HIDDEN, message: `${name}: ${at} is a credential in a ConfigMap (value hidden); ConfigMaps are not secret` });

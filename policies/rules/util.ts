@@ -186,6 +186,7 @@ export const privilegedNamespacesSchema = {
     type: "array",
     items: { type: "string" },
     default: ["kube-system", "gpu-operator", "monitoring"],
-    description: "Namespaces exempt from Pod Security restricted (node agents: GPU Operator, node-exporter, CSI drivers). Triton containers are checked everywhere.",
+    description:
+      "Namespaces exempt from Pod Security restricted (node agents: GPU Operator, node-exporter, CSI drivers). Triton containers are checked everywhere.",
   },
 } as const;

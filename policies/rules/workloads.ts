@@ -7,7 +7,6 @@
 // (Kubernetes 1.33, the version the namespaces pin: components/upstream/pod-security.ts),
 // policy/check_*.go, each check under the ID that file registers. Restricted includes baseline;
 // where a restricted check overrides a baseline one (OverrideCheckIDs), only the restricted one runs.
-import type { PolicyResource } from "@pulumi/policy";
 import {
   BASELINE_CAPABILITIES,
   POD_SECURITY_LABEL_PREFIX,
@@ -18,7 +17,16 @@ import {
 } from "../../components/upstream/pod-security";
 import { containersOf, metadataOf, podMetadataOf, podSpecsOf, type Container, type PodSpec } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
-import { isK8sObject, isTritonContainer, isWorkload, namespaceOf, objectNameOf, privilegedNamespacesSchema, show, type PrivilegedNamespacesConfig } from "./util";
+import {
+  isK8sObject,
+  isTritonContainer,
+  isWorkload,
+  namespaceOf,
+  objectNameOf,
+  privilegedNamespacesSchema,
+  show,
+  type PrivilegedNamespacesConfig,
+} from "./util";
 
 type SecurityContext = NonNullable<Container["securityContext"]>;
 
@@ -36,7 +44,12 @@ function inScope(r: Pick<Resource, "type" | "props">, privileged: readonly strin
 }
 
 /** One Pod Security check: findings for one pod spec (path = the pod spec's path). */
-type PodCheck = (spec: PodSpec, path: string, meta: { annotations?: Readonly<Record<string, string>> }, metaPath: string) => { path: string; value: unknown; what: string }[];
+type PodCheck = (
+  spec: PodSpec,
+  path: string,
+  meta: { annotations?: Readonly<Record<string, string>> },
+  metaPath: string,
+) => { path: string; value: unknown; what: string }[];
 
 const isWindows = (spec: PodSpec) => spec.os?.name === "windows";
 const sc = (c: Container): SecurityContext => c.securityContext ?? {};
@@ -74,7 +87,8 @@ const POD_SECURITY_CHECKS: Record<string, PodCheck> = {
       out.push({ path: `${at}.securityContext.appArmorProfile.type`, value: podType, what: `pod AppArmor profile ${show(podType)}` });
     for (const { c, path } of containersOf(spec, at)) {
       const t = sc(c).appArmorProfile?.type;
-      if (sc(c).appArmorProfile && !ok(t)) out.push({ path: `${path}.securityContext.appArmorProfile.type`, value: t, what: `container ${c.name} AppArmor profile ${show(t)}` });
+      if (sc(c).appArmorProfile && !ok(t))
+        out.push({ path: `${path}.securityContext.appArmorProfile.type`, value: t, what: `container ${c.name} AppArmor profile ${show(t)}` });
     }
     for (const [k, v] of Object.entries(meta.annotations ?? {})) {
       if (k.startsWith("container.apparmor.security.beta.kubernetes.io/") && !(v === "" || v === "runtime/default" || v.startsWith("localhost/")))
@@ -166,9 +180,14 @@ const POD_SECURITY_CHECKS: Record<string, PodCheck> = {
     if (pod && !ok(pod.type)) out.push({ path: `${at}.securityContext.seccompProfile.type`, value: pod.type, what: `pod seccomp profile ${show(pod.type)}` });
     for (const { c, path } of containersOf(spec, at)) {
       const p = sc(c).seccompProfile;
-      if (p && !ok(p.type)) out.push({ path: `${path}.securityContext.seccompProfile.type`, value: p.type, what: `container ${c.name} seccomp profile ${show(p.type)}` });
+      if (p && !ok(p.type))
+        out.push({ path: `${path}.securityContext.seccompProfile.type`, value: p.type, what: `container ${c.name} seccomp profile ${show(p.type)}` });
       else if (!p && !(pod && ok(pod.type)))
-        out.push({ path: `${path}.securityContext.seccompProfile`, value: null, what: `pod or container ${c.name} must set seccompProfile.type RuntimeDefault or Localhost` });
+        out.push({
+          path: `${path}.securityContext.seccompProfile`,
+          value: null,
+          what: `pod or container ${c.name} must set seccompProfile.type RuntimeDefault or Localhost`,
+        });
     }
     return out;
   },
@@ -250,10 +269,15 @@ export const namespacePodSecurityRestricted = resourceRule<PrivilegedNamespacesC
       const level = labels[`${POD_SECURITY_LABEL_PREFIX}${mode}`];
       const version = labels[`${POD_SECURITY_LABEL_PREFIX}${mode}-version`];
       const at = `metadata.labels["${POD_SECURITY_LABEL_PREFIX}${mode}"]`;
-      if (level !== "restricted") out.push({ path: at, value: level, message: `Namespace ${meta.name ?? r.name}: ${at} is ${show(level)}, must be "restricted"` });
+      if (level !== "restricted")
+        out.push({ path: at, value: level, message: `Namespace ${meta.name ?? r.name}: ${at} is ${show(level)}, must be "restricted"` });
       const vat = `metadata.labels["${POD_SECURITY_LABEL_PREFIX}${mode}-version"]`;
       if (typeof version !== "string" || !PINNED_VERSION.test(version))
-        out.push({ path: vat, value: version, message: `Namespace ${meta.name ?? r.name}: ${vat} is ${show(version)}, must pin a version such as v1.33 (not latest)` });
+        out.push({
+          path: vat,
+          value: version,
+          message: `Namespace ${meta.name ?? r.name}: ${vat} is ${show(version)}, must pin a version such as v1.33 (not latest)`,
+        });
     }
     return out;
   },
@@ -262,7 +286,8 @@ export const namespacePodSecurityRestricted = resourceRule<PrivilegedNamespacesC
 // ---- images ------------------------------------------------------------------------------------
 
 /** Tags that name a moving target (a branch or channel), not a release. */
-const MOVING_TAGS = /^(latest|main|master|dev|develop|development|nightly|edge|stable|head|trunk|snapshot|unstable|canary|testing|rolling|current|release)([-_.].*)?$/i;
+const MOVING_TAGS =
+  /^(latest|main|master|dev|develop|development|nightly|edge|stable|head|trunk|snapshot|unstable|canary|testing|rolling|current|release)([-_.].*)?$/i;
 
 /** The tag and digest of an image reference (registry host ports are not tags). */
 export function imageParts(image: string): { repo: string; tag?: string; digest?: string } {
@@ -313,7 +338,13 @@ export const imagePullPolicyWithTag = resourceRule({
     return podSpecsOf(r).flatMap(({ spec, path }) =>
       containersOf(spec, path).flatMap(({ c, path: cp }) => {
         if (c.imagePullPolicy !== "Always" || imageParts(String(c.image ?? "")).digest) return [];
-        return [{ path: `${cp}.imagePullPolicy`, value: "Always", message: `${describe(r)}: ${cp}.imagePullPolicy is "Always" with image ${show(c.image)} (a tag, no digest)` }];
+        return [
+          {
+            path: `${cp}.imagePullPolicy`,
+            value: "Always",
+            message: `${describe(r)}: ${cp}.imagePullPolicy is "Always" with image ${show(c.image)} (a tag, no digest)`,
+          },
+        ];
       }),
     );
   },
@@ -367,4 +398,10 @@ export const serviceAccountTokenNotMounted = stackRule<PrivilegedNamespacesConfi
   },
 });
 
-export const workloadRules: Rule[] = [podSecurityRestricted, namespacePodSecurityRestricted, containerImagesPinned, imagePullPolicyWithTag, serviceAccountTokenNotMounted];
+export const workloadRules: Rule[] = [
+  podSecurityRestricted,
+  namespacePodSecurityRestricted,
+  containerImagesPinned,
+  imagePullPolicyWithTag,
+  serviceAccountTokenNotMounted,
+];
