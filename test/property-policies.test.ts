@@ -580,6 +580,13 @@ const CASES: Case[] = [
           metadata: { name: "s", namespace: "triton" },
           data: { key: Buffer.from("AKIAIOSFODNN7EXAMPLE").toString("base64") },
         }),
+      "a secret-key entry in a Secret's stringData": (rs) =>
+        pushK8s(rs, "kubernetes:core/v1:Secret", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "k", namespace: "triton" },
+          stringData: { "secret-key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY" },
+        }),
       "a password in a ConfigMap": (rs) =>
         pushK8s(rs, "kubernetes:core/v1:ConfigMap", {
           apiVersion: "v1",

@@ -135,7 +135,7 @@ export const noPlaintextCredentials = resourceRule({
           STATIC_KEYS.includes(k.toUpperCase()) ||
           /aws_(access_key_id|secret_access_key|session_token)/i.test(text) ||
           ACCESS_KEY_ID.test(text) ||
-          /^aws.?secret/i.test(k);
+          /^(aws)?(secretaccesskey|accesskeyid|secretkey|accesskey|sessiontoken)$/.test(normalKey(k));
         if (awsKey) out.push({ path: at, value: HIDDEN, message: `${name}: ${at} holds AWS access keys (value hidden); pods get AWS access through IRSA` });
         else if (kind === "ConfigMap" && CREDENTIAL_KEY.test(normalKey(k)) && isLiteral(v))
           out.push({ path: at, value: HIDDEN, message: `${name}: ${at} is a credential in a ConfigMap (value hidden); ConfigMaps are not secret` });
