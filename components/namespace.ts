@@ -1,6 +1,7 @@
 // The namespace the Triton serving groups run in.
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
+import { POD_SECURITY_VERSION } from "./upstream/pod-security";
 
 export interface ServingNamespaceArgs {
   /** Namespace name. */
@@ -19,7 +20,12 @@ export function servingNamespace(args: ServingNamespaceArgs): k8s.types.input.co
         // Pod Security Admission "restricted": a pod that runs as root or keeps
         // capabilities is refused at admission, not discovered in an audit.
         "pod-security.kubernetes.io/enforce": "restricted",
-        "pod-security.kubernetes.io/enforce-version": "latest",
+        // Pinned: "latest" changes what is refused with every control-plane upgrade.
+        "pod-security.kubernetes.io/enforce-version": POD_SECURITY_VERSION,
+        "pod-security.kubernetes.io/warn": "restricted",
+        "pod-security.kubernetes.io/warn-version": POD_SECURITY_VERSION,
+        "pod-security.kubernetes.io/audit": "restricted",
+        "pod-security.kubernetes.io/audit-version": POD_SECURITY_VERSION,
       },
     },
   };

@@ -60,3 +60,101 @@ export function isWorldOpen(text: string): boolean {
   const c = parseCidr(text);
   return c !== undefined && c.prefix === 0;
 }
+
+// ---- sets of ranges: judged by their union, not by a literal /0 ---------------------------
+
+/** An inclusive address interval of one family. */
+interface Interval {
+  lo: bigint;
+  hi: bigint;
+}
+
+function toInterval(c: Cidr): Interval {
+  const bits = BigInt(c.family === 4 ? 32 : 128);
+  const size = 1n << (bits - BigInt(c.prefix));
+  const lo = (c.network >> (bits - BigInt(c.prefix))) << (bits - BigInt(c.prefix)); // host bits cleared, as AWS and Kubernetes read it
+  return { lo: c.prefix === 0 ? 0n : lo, hi: (c.prefix === 0 ? 0n : lo) + size - 1n };
+}
+
+/** Merge overlapping or adjacent intervals. */
+function union(xs: Interval[]): Interval[] {
+  const sorted = [...xs].sort((a, b) => (a.lo < b.lo ? -1 : a.lo > b.lo ? 1 : 0));
+  const out: Interval[] = [];
+  for (const x of sorted) {
+    const last = out[out.length - 1];
+    if (last && x.lo <= last.hi + 1n) last.hi = x.hi > last.hi ? x.hi : last.hi;
+    else out.push({ ...x });
+  }
+  return out;
+}
+
+/** `xs` minus `ys` (both merged). */
+function subtract(xs: Interval[], ys: Interval[]): Interval[] {
+  let cur = xs;
+  for (const y of ys) {
+    cur = cur.flatMap((x) => {
+      if (y.hi < x.lo || y.lo > x.hi) return [x];
+      const parts: Interval[] = [];
+      if (y.lo > x.lo) parts.push({ lo: x.lo, hi: y.lo - 1n });
+      if (y.hi < x.hi) parts.push({ lo: y.hi + 1n, hi: x.hi });
+      return parts;
+    });
+  }
+  return cur;
+}
+
+function intervalsOf(texts: readonly string[], family: 4 | 6): Interval[] {
+  return union(
+    texts
+      .map(parseCidr)
+      .filter((c): c is Cidr => c?.family === family)
+      .map(toInterval),
+  );
+}
+
+const size = (xs: Interval[]): bigint => xs.reduce((n, x) => n + (x.hi - x.lo + 1n), 0n);
+
+/**
+ * Addresses that are not the internet: RFC 6890 special-purpose IPv4 blocks (this network,
+ * private, shared CGN, loopback, link-local, documentation, benchmarking, multicast, reserved)
+ * and, for IPv6, everything outside global unicast 2000::/3.
+ */
+const NON_PUBLIC_V4 = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "224.0.0.0/3",
+];
+const PUBLIC_V4 = subtract(intervalsOf(["0.0.0.0/0"], 4), intervalsOf(NON_PUBLIC_V4, 4));
+const PUBLIC_V6 = intervalsOf(["2000::/3"], 6);
+
+/** The public (internet) addresses a set of CIDRs admits, minus `except` ranges (a NetworkPolicy ipBlock's except), per family. */
+export function publicAddresses(cidrs: readonly string[], except: readonly string[] = []): { v4: bigint; v6: bigint } {
+  const admitted = (family: 4 | 6, pub: Interval[]) => {
+    const inPublic = subtract(pub, subtract(pub, intervalsOf(cidrs, family))); // intersection
+    return size(subtract(inPublic, intervalsOf(except, family)));
+  };
+  return { v4: admitted(4, PUBLIC_V4), v6: admitted(6, PUBLIC_V6) };
+}
+
+/** Largest public share a set may admit before it counts as "the internet": a /8 of IPv4 (16.7 M addresses), a /16 of IPv6. */
+export const INTERNET_WIDE = { v4: 1n << 24n, v6: 1n << 112n } as const;
+
+/**
+ * True when the union of `cidrs` (minus `except`) admits the internet: at least a /8's worth
+ * of public IPv4 addresses or a /16's worth of global IPv6, however it is split
+ * (0.0.0.0/0, 0.0.0.0/1 + 128.0.0.0/1, a list of /9s, ::/0 ...). Private ranges never count.
+ */
+export function coversInternet(cidrs: readonly string[], except: readonly string[] = []): boolean {
+  const p = publicAddresses(cidrs, except);
+  return p.v4 >= INTERNET_WIDE.v4 || p.v6 >= INTERNET_WIDE.v6;
+}

@@ -247,7 +247,7 @@ describe("capacity plan: variants that must pass", () => {
     const text = formatText(r);
     assert.match(text, /capacity: GPUs needed 4 at minimum, 10 at maximum; available 3 at minimum, 9 at maximum/);
     assert.match(text, /g6\.4xlarge: 1 × nvidia-l4 .* for pods 15\.805 CPU, 60\.98Gi/);
-    assert.match(text, /\n  warning: triton\.groups need 10 GPUs/);
+    assert.match(text, /\n {2}warning: triton\.groups need 10 GPUs/);
   });
 });
 

@@ -63,7 +63,7 @@ describe("firewall and gateway policies", () => {
       ]);
       assert.match(
         m,
-        /SecurityGroupIngressRule open: cidrIpv4 is "0\.0\.0\.0\/0": ingress from it \(protocol tcp, ports 8001-8001\) covers Triton ports 8000-8002/,
+        /SecurityGroupIngressRule open: cidrIpv4 is "0\.0\.0\.0\/0"; with the other ingress of security group sg-1 on port 8001 .* the sources cover the internet, on Triton port range 8000-8002/,
       );
     });
     it("fires on ::/0 with all protocols", async () => {
@@ -83,6 +83,29 @@ describe("firewall and gateway policies", () => {
       ]);
       assert.equal(vs.length, 2);
       assert.match(vs.join("\n"), /SecurityGroup inline: ingress\[0\]\.cidrBlocks\[0\] is "0\.0\.0\.0\/0"/);
+    });
+  });
+
+  describe("firewall-default-deny", () => {
+    const P = "firewall-default-deny";
+    const denyAll = (ns: string, types: string[]) => networkPolicy(`deny-${types.join("-")}`, ns, { podSelector: {}, policyTypes: types });
+    it("is silent on the planned stack, and on one policy denying both directions", async () => {
+      assert.deepEqual(await violations(P, await prod()), []);
+      assert.deepEqual(await violations(P, [tritonStatefulSet("serving"), denyAll("serving", ["Ingress", "Egress"])]), []);
+    });
+    it("fires for a Triton StatefulSet in a namespace without policies (both directions), and without egress deny", async () => {
+      assert.equal((await violations(P, [tritonStatefulSet("serving")])).length, 2);
+      const vs = await violations(P, [tritonStatefulSet("serving"), denyAll("serving", ["Ingress"])]);
+      assert.deepEqual(vs.length, 1);
+      assert.match(vs[0], /StatefulSet serving\/vision: metadata\.namespace "serving" has no default-deny Egress NetworkPolicy/);
+    });
+    it("does not count a policy with a selector or with rules as default-deny", async () => {
+      const vs = await violations(P, [
+        tritonStatefulSet("serving"),
+        networkPolicy("narrow", "serving", { podSelector: { matchLabels: { a: "b" } }, policyTypes: ["Ingress", "Egress"] }),
+        networkPolicy("open", "serving", { podSelector: {}, policyTypes: ["Ingress", "Egress"], ingress: [{}], egress: [{}] }),
+      ]);
+      assert.equal(vs.length, 2);
     });
   });
 
@@ -113,32 +136,6 @@ describe("firewall and gateway policies", () => {
       ]);
       assert.equal(vs.length, 1);
       assert.match(vs[0], /NetworkPolicy triton\/scrape: spec\.ingress\[0\]\.from admits .*ipBlock.*10\.0\.0\.0\/8.*monitoring/);
-    });
-  });
-
-  describe("firewall-networkpolicy-selects-every-triton-pod", () => {
-    const P = "firewall-networkpolicy-selects-every-triton-pod";
-    it("is silent when the Triton namespace's policies select the serving pods", async () => {
-      assert.deepEqual(await violations(P, [...(await prod()), tritonStatefulSet("triton")]), []);
-    });
-    it("fires on Triton pods in a namespace without an Ingress NetworkPolicy", async () => {
-      const vs = await violations(P, [
-        ...(await prod()),
-        tritonStatefulSet("serving"),
-        networkPolicy("egress-only", "serving", { podSelector: {}, policyTypes: ["Egress"], egress: [{}] }),
-      ]);
-      assert.equal(vs.length, 1);
-      assert.match(
-        vs[0],
-        /StatefulSet serving\/vision: pods labelled .*"app.kubernetes.io\/name":"triton".* are selected by no Ingress NetworkPolicy in namespace serving/,
-      );
-    });
-    it("fires when the only policy selects other pods", async () => {
-      const vs = await violations(P, [
-        tritonStatefulSet("serving"),
-        networkPolicy("gw", "serving", { podSelector: { matchLabels: { "app.kubernetes.io/name": "triton-gateway" } }, ingress: [] }),
-      ]);
-      assert.equal(vs.length, 1);
     });
   });
 
@@ -233,7 +230,7 @@ describe("firewall and gateway policies", () => {
       });
       const vs = await violations(P, [cm]);
       assert.equal(vs.length, 1);
-      assert.match(vs[0], /static_resources\.listeners\[2\]\..*routes\[0\]\.match \{"prefix":"\/"\} forwards to the admin cluster envoy-admin/);
+      assert.match(vs[0], /static_resources\.listeners\[2\]\..*routes\[0\]\.match is \{"prefix":"\/"\}: forwards to the admin cluster envoy-admin/);
     });
     it("fires on a Service that targets the admin port of the gateway pods", async () => {
       const svc = res("kubernetes:core/v1:Service", "gw-admin", {

@@ -94,7 +94,7 @@ function asResources(needs: readonly NetworkNeeds[]): RecordedResource[] {
 }
 
 describe("the firewall composes declared network needs", () => {
-  it("the stack's needs compose into its six policies, default-deny first", () => {
+  it("the stack's needs compose into its seven policies, default-deny ingress first, default-deny egress last", () => {
     assert.deepEqual(names(compose(stackNeeds)), [
       "triton/default-deny-ingress",
       "triton/triton-serving-from-gateway",
@@ -102,14 +102,16 @@ describe("the firewall composes declared network needs", () => {
       "triton/triton-egress",
       "triton/gateway-ingress",
       "triton/gateway-egress",
+      "triton/default-deny-egress",
     ]);
   });
 
   it("a component added later gets the policy it declares, the others unchanged, without a firewall edit", () => {
     const before = compose(stackNeeds);
     const after = compose([...stackNeeds, cacheNeeds(cacheInServingNs)]);
-    assert.deepEqual(after.slice(0, before.length), before);
-    const added = after.slice(before.length);
+    assert.deepEqual(after.slice(0, before.length - 1), before.slice(0, -1));
+    assert.deepEqual(after.slice(-1), before.slice(-1), "default-deny egress stays last");
+    const added = after.slice(before.length - 1, -1);
     assert.deepEqual(names(added), ["triton/cache-from-gateway", "triton/cache-egress"]);
     assert.deepEqual(added[0].spec, {
       podSelector: { matchLabels: { "app.kubernetes.io/name": "cache" } },
@@ -140,8 +142,9 @@ describe("the firewall composes declared network needs", () => {
   it("a pod nobody declares is selected by default-deny only: nothing may reach it", () => {
     const undeclared = { "app.kubernetes.io/name": "cache" };
     const selecting = compose(stackNeeds).filter((p) => selects(p, "triton", undeclared));
-    assert.deepEqual(names(selecting), ["triton/default-deny-ingress"]);
+    assert.deepEqual(names(selecting), ["triton/default-deny-ingress", "triton/default-deny-egress"]);
     assert.equal(selecting[0].spec.ingress, undefined, "default-deny has no ingress rule");
+    assert.equal(selecting[1].spec.egress, undefined, "default-deny egress has no egress rule");
     // Once declared, a policy selects it.
     assert.ok(compose([...stackNeeds, cacheNeeds(cacheInServingNs)]).some((p) => p.metadata.name === "cache-from-gateway" && selects(p, "triton", undeclared)));
   });
@@ -161,6 +164,7 @@ describe("the firewall composes declared network needs", () => {
       "firewall-gateway-egress",
       "firewall-cache-cache-from-gateway",
       "firewall-cache-cache-egress",
+      "firewall-default-deny-egress",
     ]);
     assert.equal(new Set(resourceNames).size, resourceNames.length);
     // The gateway in "triton" is named by both selectors from "cache" (AND, not either).
@@ -176,7 +180,10 @@ describe("the firewall composes declared network needs", () => {
   it("the home namespace is closed even when nothing is declared", () => {
     assert.deepEqual(
       compose([]).map((p) => [p.metadata.namespace, p.metadata.name, p.spec]),
-      [["triton", "default-deny-ingress", { podSelector: {}, policyTypes: ["Ingress"] }]],
+      [
+        ["triton", "default-deny-ingress", { podSelector: {}, policyTypes: ["Ingress"] }],
+        ["triton", "default-deny-egress", { podSelector: {}, policyTypes: ["Egress"] }],
+      ],
     );
   });
 

@@ -254,10 +254,10 @@ describe("firewall", () => {
 
   describe("planned stacks", () => {
     for (const stack of ["dev", "staging", "prod"]) {
-      it(`${stack}: six NetworkPolicies in the Triton namespace and no world-open security-group ingress`, async () => {
+      it(`${stack}: seven NetworkPolicies in the Triton namespace and no world-open security-group ingress`, async () => {
         const p = await plan(stack);
         const nps = ofType(p.resources, "kubernetes:networking.k8s.io/v1:NetworkPolicy");
-        assert.equal(nps.length, 6);
+        assert.equal(nps.length, 7);
         for (const np of nps) assert.equal(np.props.metadata.namespace, "triton");
         for (const r of p.resources.filter((x) => x.custom)) {
           for (const o of securityGroupIngressOf(r)) assert.ok(!o.cidrs.some((c) => isWorldOpen(c.cidr)), `${r.name}: ${JSON.stringify(o.cidrs)}`);

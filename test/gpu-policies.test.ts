@@ -1,13 +1,14 @@
 // Each gpu-nodes rule fires on a broken resource and stays silent on the compliant prod plan.
 import { strict as assert } from "node:assert";
 import { gpuNodeRules } from "../policies/rules/gpu-nodes";
+import { rules as allRules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { plan } from "./helpers";
 import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT, HELM_RELEASE as REL } from "../policies/rules/types";
 
 const rule = (name: string) => {
-  const r = gpuNodeRules.find((x) => x.name === name);
+  const r = allRules.find((x) => x.name === name);
   if (!r) throw new Error(`no rule ${name}`);
   return r;
 };
@@ -79,17 +80,17 @@ describe("gpu-nodes policy rules", () => {
     assert.match(v[0], /blockDeviceMappings is empty/);
   });
 
-  it("gpu-operator-chart-pinned fires on a missing version or another repository", async () => {
+  it("helm-release-pinned fires on the GPU Operator without a version or from another repository", async () => {
     const v = await violations(
-      "gpu-operator-chart-pinned",
+      "helm-release-pinned",
       await prodWith(REL, (p) => {
         delete p.version;
         p.repositoryOpts.repo = "https://example.com/charts";
       }),
     );
     assert.equal(v.length, 2);
-    assert.match(v[0], /Release gpu-operator: version must be an exact chart version, got nothing/);
-    assert.match(v[1], /repositoryOpts\.repo must be https:\/\/helm\.ngc\.nvidia\.com\/nvidia/);
+    assert.match(v[0], /Helm release gpu-operator \(chart gpu-operator\): version is nothing, must be an exact chart version/);
+    assert.match(v[1], /repositoryOpts\.repo is "https:\/\/example\.com\/charts", not the chart's upstream https:\/\/helm\.ngc\.nvidia\.com\/nvidia/);
   });
 
   it("gpu-operator-matches-node-image fires when the operator would install the AMI's driver, or a second device plugin on Bottlerocket", async () => {

@@ -103,11 +103,11 @@ describe("model repository policies", () => {
     it("fires when there is no bucket policy", async () => assert.equal((await violations("s3-tls-only", without(BUCKET_POLICY))).length, 1));
   });
 
-  describe("iam-no-wildcard-s3-resource", () => {
-    it("is silent on the planned reader and publisher roles", async () => assert.deepEqual(await violations("iam-no-wildcard-s3-resource"), []));
+  describe("iam-statements-least-privilege (S3 resources)", () => {
+    it("is silent on the planned reader and publisher roles", async () => assert.deepEqual(await violations("iam-statements-least-privilege"), []));
     it('fires on an S3 action allowed on Resource "*", naming the statement', async () => {
       let at = -1;
-      const [v] = await violations("iam-no-wildcard-s3-resource", (rs) => {
+      const [v] = await violations("iam-statements-least-privilege", (rs) => {
         const p = byType(rs, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader");
         const doc = JSON.parse(p.props.policy);
         at = doc.Statement.findIndex((s: { Sid?: string }) => s.Sid === "ReadModels");
@@ -117,20 +117,20 @@ describe("model repository policies", () => {
       assert.ok(at >= 0, "the reader has a ReadModels statement");
       assert.match(
         v.message,
-        new RegExp(`model-repository-reader: policy\\.Statement\\[${at}\\]\\.Resource \\(statement "ReadModels" allowing "s3:GetObject"\\) is "\\*"`),
+        new RegExp(`model-repository-reader: policy\\.Statement\\[${at}\\]\\.Resource \\("ReadModels"\\) is "\\*": allows s3:GetObject on "\\*"`),
       );
     });
     it("fires on a role's inline policy granting s3:* on every bucket", async () => {
-      const found = await violations("iam-no-wildcard-s3-resource", (rs) => {
+      const found = await violations("iam-statements-least-privilege", (rs) => {
         byType(rs, "aws:iam/role:Role", "model-repository-reader").props.inlinePolicies = [
           { name: "x", policy: JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "s3:*", Resource: "arn:aws:s3:::*" }] }) },
         ];
       });
-      assert.equal(found.length, 1);
+      assert.equal(found.length, 2, "s3:* is every action of S3, and arn:aws:s3:::* every bucket");
       assert.match(found[0].message, /inlinePolicies\[0\]\.policy/);
     });
     it('stays silent for non-S3 actions on "*" and for Deny statements', async () => {
-      const found = await violations("iam-no-wildcard-s3-resource", (rs) => {
+      const found = await violations("iam-statements-least-privilege", (rs) => {
         const p = byType(rs, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader");
         const doc = JSON.parse(p.props.policy);
         doc.Statement.push({ Effect: "Allow", Action: "ec2:DescribeInstances", Resource: "*" }, { Effect: "Deny", Action: "s3:*", Resource: "*" });
@@ -140,17 +140,17 @@ describe("model repository policies", () => {
     });
   });
 
-  describe("no-static-aws-keys-in-pod-env", () => {
+  describe("no-plaintext-credentials (static AWS keys in env)", () => {
     it("is silent on the plan and on a workload that only sets AWS_DEFAULT_REGION", async () => {
-      assert.deepEqual(await violations("no-static-aws-keys-in-pod-env"), []);
+      assert.deepEqual(await violations("no-plaintext-credentials"), []);
       assert.deepEqual(
-        await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload("StatefulSet", [{ name: "AWS_DEFAULT_REGION", value: "eu-west-1" }])]),
+        await violations("no-plaintext-credentials", (rs) => [...rs, workload("StatefulSet", [{ name: "AWS_DEFAULT_REGION", value: "eu-west-1" }])]),
         [],
       );
     });
     for (const kind of ["StatefulSet", "Deployment", "Pod", "CronJob"]) {
       it(`fires on AWS_SECRET_ACCESS_KEY in a ${kind}`, async () => {
-        const [v] = await violations("no-static-aws-keys-in-pod-env", (rs) => [...rs, workload(kind, [{ name: "AWS_SECRET_ACCESS_KEY", value: "x" }])]);
+        const [v] = await violations("no-plaintext-credentials", (rs) => [...rs, workload(kind, [{ name: "AWS_SECRET_ACCESS_KEY", value: "x" }])]);
         assert.match(
           v.message,
           new RegExp(`${kind} vision: [a-zA-Z.]*\\.containers\\[0\\]\\.env\\[0\\]\\.name \\(container tritonserver\\) is AWS_SECRET_ACCESS_KEY`),

@@ -2,6 +2,7 @@
 // compliant release the component builds.
 import { strict as assert } from "node:assert";
 import { monitoringRules } from "../policies/rules/monitoring";
+import { rules as allRules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { kubePrometheusStackRelease, prometheusAdapterRelease, resolveMonitoringArgs } from "../components/monitoring";
@@ -39,7 +40,11 @@ const kps = (environment: "dev" | "prod" = "prod", alerting = true) =>
 const adapter = () => asResource("monitoring-prometheus-adapter", prometheusAdapterRelease(resolved("prod")));
 
 async function violations(policy: string, resources: RecordedResource[], settings: Record<string, unknown> = {}) {
-  const v = await evaluatePolicies(monitoringRules, resources, { all: "mandatory", [policy]: { enforcementLevel: "mandatory", ...settings } });
+  const v = await evaluatePolicies(
+    allRules.filter((r) => r.name === policy),
+    resources,
+    { all: "mandatory", [policy]: { enforcementLevel: "mandatory", ...settings } },
+  );
   return v.filter((x) => x.policy === policy);
 }
 
@@ -52,22 +57,22 @@ describe("monitoring policies", () => {
     }
   });
 
-  describe("monitoring-grafana-admin-secret", () => {
+  describe("helm-values-no-credentials (Grafana)", () => {
     it("is silent on the component's release (existingSecret, no adminPassword)", async () => {
-      assert.deepEqual(await violations("monitoring-grafana-admin-secret", [kps()]), []);
+      assert.deepEqual(await violations("helm-values-no-credentials", [kps()]), []);
     });
     it("fires on a literal adminPassword without echoing it", async () => {
       const r = kps();
       r.props.values.grafana.adminPassword = "prom-operator";
-      const v = await violations("monitoring-grafana-admin-secret", [r]);
+      const v = await violations("helm-values-no-credentials", [r]);
       assert.equal(v.length, 1);
-      assert.match(v[0].message, /monitoring-kube-prometheus-stack: values\.grafana\.adminPassword is a literal/);
+      assert.match(v[0].message, /monitoring-kube-prometheus-stack \(chart kube-prometheus-stack\): values\.grafana\.adminPassword is a literal/);
       assert.ok(!v[0].message.includes("prom-operator"), "the password is not in the message");
     });
     it("fires when existingSecret is missing (the chart's default password would apply)", async () => {
       const r = kps();
       delete r.props.values.grafana.admin;
-      const v = await violations("monitoring-grafana-admin-secret", [r]);
+      const v = await violations("helm-values-no-credentials", [r]);
       assert.equal(v.length, 1);
       assert.match(v[0].message, /values\.grafana\.admin\.existingSecret is null/);
     });
@@ -94,29 +99,33 @@ describe("monitoring policies", () => {
     });
   });
 
-  describe("monitoring-chart-version-pinned", () => {
+  describe("helm-release-pinned (monitoring charts)", () => {
     it("is silent on pinned releases", async () => {
-      assert.deepEqual(await violations("monitoring-chart-version-pinned", [kps(), adapter()]), []);
+      assert.deepEqual(await violations("helm-release-pinned", [kps(), adapter()]), []);
     });
     it("fires on a version range and on a missing version", async () => {
       const a = kps();
       a.props.version = "^88.0.0";
       const b = adapter();
       delete b.props.version;
-      const v = await violations("monitoring-chart-version-pinned", [a, b]);
+      const v = await violations("helm-release-pinned", [a, b]);
       assert.equal(v.length, 2);
       assert.match(v[0].message, /monitoring-kube-prometheus-stack \(chart kube-prometheus-stack\): version is "\^88\.0\.0"/);
-      assert.match(v[1].message, /monitoring-prometheus-adapter \(chart prometheus-adapter\): version is null/);
+      assert.match(v[1].message, /monitoring-prometheus-adapter \(chart prometheus-adapter\): version is nothing/);
     });
     it("fires when the repository is not named", async () => {
       const a = adapter();
       delete a.props.repositoryOpts;
-      const v = await violations("monitoring-chart-version-pinned", [a]);
-      assert.match(v[0].message, /repositoryOpts\.repo is missing/);
+      const v = await violations("helm-release-pinned", [a]);
+      assert.match(v[0].message, /repositoryOpts\.repo is nothing, must be the chart's https:\/\/ or oci:\/\/ repository/);
     });
-    it("ignores charts outside its list", async () => {
-      const other = asResource("x", { chart: "gpu-operator", version: "latest" });
-      assert.deepEqual(await violations("monitoring-chart-version-pinned", [other]), []);
+    it("covers every chart, not a list: an unpinned release of any chart fires", async () => {
+      const other = asResource("x", {
+        chart: "aws-efs-csi-driver",
+        version: "latest",
+        repositoryOpts: { repo: "https://kubernetes-sigs.github.io/aws-efs-csi-driver/" },
+      });
+      assert.equal((await violations("helm-release-pinned", [other])).length, 1);
     });
   });
 });

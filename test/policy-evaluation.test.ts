@@ -49,7 +49,22 @@ function compliant(): RecordedResource[] {
       parent: STACK,
       provider: `${K8S_PROVIDER}::id`,
       dependencies: [],
-      props: { apiVersion: "v1", kind: "Namespace", metadata: { name: "triton", labels: { ...labels } } },
+      props: {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: {
+          name: "triton",
+          labels: {
+            ...labels,
+            ...Object.fromEntries(
+              ["enforce", "warn", "audit"].flatMap((m) => [
+                [`pod-security.kubernetes.io/${m}`, "restricted"],
+                [`pod-security.kubernetes.io/${m}-version`, "v1.33"],
+              ]),
+            ),
+          },
+        },
+      },
     },
     {
       urn: "urn:pulumi:t::triton-platform::aws:iam/role:Role::r",

@@ -5,7 +5,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type * as k8s from "@pulumi/kubernetes";
 import { parseCidr } from "../../lib/cidr";
 import type { Connection, Peer, PodConnections, PodSet, SecurityGroupNeed, SgRef, SgRuleSpec } from "../network";
-import { DEFAULT_DENY, guardedNamespaces, policyResourceSuffix, type ResolvedFirewallArgs } from "./schema";
+import { DEFAULT_DENY, DEFAULT_DENY_EGRESS, guardedNamespaces, policyResourceSuffix, type ResolvedFirewallArgs } from "./schema";
 
 /** A NetworkPolicy manifest with plain metadata (what the builders return). */
 export type NetworkPolicy = k8s.types.input.networking.v1.NetworkPolicy & {
@@ -70,6 +70,8 @@ export function networkPolicies(r: ResolvedFirewallArgs): NetworkPolicy[] {
         }),
       ),
     ),
+    // Egress too, in the serving namespace: a pod nobody declared reaches nothing (every pod there declares its egress).
+    policy(r, r.namespace, DEFAULT_DENY_EGRESS, { podSelector: {}, policyTypes: ["Egress"] }),
   ];
 }
 

@@ -134,6 +134,8 @@ export function guardedNamespaces(s: { namespace: string; needs: readonly { conn
 
 /** The name of every namespace's default-deny policy. */
 export const DEFAULT_DENY = "default-deny-ingress";
+/** The home (serving) namespace's default-deny of egress: its pods reach only what their needs declare (policy firewall-default-deny). */
+export const DEFAULT_DENY_EGRESS = "default-deny-egress";
 
 type Settings = v.InferOutput<typeof firewallSettings>;
 
@@ -142,6 +144,7 @@ function namesAndGroups(existing: readonly SgRef[]) {
   return (s: Settings, ctx: CheckContext): void => {
     const suffixes = new Map<string, string>();
     for (const ns of guardedNamespaces(s)) suffixes.set(policyResourceSuffix(s.namespace, ns, DEFAULT_DENY), `the default-deny of ${ns}`);
+    suffixes.set(DEFAULT_DENY_EGRESS, `the default-deny egress of ${s.namespace}`);
     const groups = new Set<SgRef>(existing);
     const ruleNames = new Set<string>();
     s.needs.forEach((n, i) => {

@@ -3,22 +3,23 @@
 // selected by a NetworkPolicy.
 import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
-import { isWorldOpen } from "../../lib/cidr";
-import { metadataOf, podTemplateLabelsOf, propsOf, securityGroupIngressOf, type NetworkPolicyPeer, type Opening, type PropsOf } from "./props";
-import { resourceRule, stackRule, type Finding, type Rule } from "./rule";
-import { DAEMON_SET, DEPLOYMENT, NETWORK_POLICY, STATEFUL_SET } from "./types";
-import { isTritonPodLabels, namespaceOf, objectNameOf, selects, type LabelSelector } from "./util";
+import { coversInternet } from "../../lib/cidr";
+import { metadataOf, propsOf, securityGroupIngressOf, type NetworkPolicyPeer, type Opening, type PropsOf } from "./props";
+import { stackRule, type Finding, type Rule } from "./rule";
+import { NETWORK_POLICY } from "./types";
+import {
+  isTritonPodLabels,
+  isWorkload,
+  namespaceOf,
+  objectNameOf,
+  privilegedNamespacesSchema,
+  tritonWorkloads,
+  type LabelSelector,
+  type PrivilegedNamespacesConfig,
+} from "./util";
 
 const TRITON_PORT_RANGE = [TRITON_PORTS.http, TRITON_PORTS.metrics] as const; // 8000–8002
 const ALL_PROTOCOLS = new Set(["-1", "all"]);
-
-function coversTritonPorts(o: Opening): boolean {
-  if (ALL_PROTOCOLS.has(String(o.protocol).toLowerCase())) return true;
-  if (!["tcp", "6"].includes(String(o.protocol).toLowerCase())) return false;
-  const from = o.fromPort ?? 0;
-  const to = o.toPort ?? 65535;
-  return from <= TRITON_PORT_RANGE[1] && to >= TRITON_PORT_RANGE[0];
-}
 
 /** Could this selector select some Triton pod? (Every Triton pod carries TRITON_ALL_PODS; other labels vary.) */
 function maySelectTriton(selector: LabelSelector | undefined): boolean {
@@ -26,21 +27,11 @@ function maySelectTriton(selector: LabelSelector | undefined): boolean {
   return Object.entries(selector.matchLabels ?? {}).every(([key, v]) => !(key in TRITON_ALL_PODS) || (TRITON_ALL_PODS as Record<string, string>)[key] === v);
 }
 
-const WORKLOADS: readonly string[] = [DEPLOYMENT, STATEFUL_SET, DAEMON_SET];
-
 type NetworkPolicy = PropsOf<typeof NETWORK_POLICY>;
 
 function isIngressPolicy(np: NetworkPolicy): boolean {
   const types = np.spec?.policyTypes;
   return types ? types.includes("Ingress") : true; // absent policyTypes: Ingress is always implied
-}
-
-/** Triton workloads: pod templates carrying every TRITON_ALL_PODS label. */
-function tritonWorkloads(resources: readonly PolicyResource[]): PolicyResource[] {
-  return resources.filter((r) => {
-    if (!WORKLOADS.includes(r.type)) return false;
-    return isTritonPodLabels(podTemplateLabelsOf(r));
-  });
 }
 
 /** NetworkPolicies of the stack, with their typed props. */
@@ -83,29 +74,104 @@ function isPrometheusPeer(peer: NetworkPolicyPeer): boolean {
   );
 }
 
-export const firewallNoWorldIngressOnTritonPorts = resourceRule({
+const MANAGED_PREFIX_LIST = "aws:ec2/managedPrefixList:ManagedPrefixList";
+
+/** A port open to a set of sources on one security group: the union of every rule of that group that covers the port. */
+interface PortExposure {
+  group: string;
+  port: number;
+  sources: string[];
+  contributors: { r: PolicyResource; path: string; value: string }[];
+}
+
+/**
+ * For each security group and each of `ports`, the union of the CIDRs (IPv4 and IPv6) and of the
+ * entries of stack-defined prefix lists (a ManagedPrefixList the rule references, found among its
+ * dependencies) that its ingress rules admit on that port. Prefix lists not defined in the stack
+ * (AWS-managed ones) cannot be resolved offline and are left out.
+ */
+function exposures(resources: readonly PolicyResource[], ports: readonly number[]): PortExposure[] {
+  const byKey = new Map<string, PortExposure>();
+  for (const r of resources) {
+    const lists = r.dependencies.filter((d) => d.type === MANAGED_PREFIX_LIST);
+    for (const o of securityGroupIngressOf(r)) {
+      const group = o.group ?? r.urn;
+      const prefixCidrs = o.prefixLists.flatMap(({ path, id }) => {
+        const list =
+          lists.find((l) => (l.props as { name?: string }).name === id || l.name === id) ??
+          (o.prefixLists.length === 1 && lists.length === 1 ? lists[0] : undefined);
+        const entries = ((list?.props as { entries?: { cidr?: string }[] } | undefined)?.entries ?? []).map((e) => String(e.cidr));
+        return entries.map((cidr) => ({ path, cidr, shown: `${id} (${cidr})` }));
+      });
+      const sources = [...o.cidrs.map((c) => ({ ...c, shown: c.cidr })), ...prefixCidrs];
+      if (sources.length === 0) continue;
+      for (const port of ports) {
+        if (!covers(o, port)) continue;
+        const key = `${group}\u0000${port}`;
+        const e = byKey.get(key) ?? { group, port, sources: [], contributors: [] };
+        byKey.set(key, e);
+        for (const src of sources) {
+          e.sources.push(src.cidr);
+          e.contributors.push({ r, path: src.path, value: src.shown });
+        }
+      }
+    }
+  }
+  return [...byKey.values()].filter((e) => coversInternet(e.sources));
+}
+
+/** Does an opening admit TCP on this port? (-1/all protocols admit every port.) */
+function covers(o: Opening, port: number): boolean {
+  const proto = String(o.protocol).toLowerCase();
+  if (ALL_PROTOCOLS.has(proto)) return true;
+  if (!["tcp", "6"].includes(proto)) return false;
+  return (o.fromPort ?? 0) <= port && (o.toPort ?? 65535) >= port;
+}
+
+/** One finding per security group (its first exposed port), reported on the first contributing rule. */
+function sgFindings(resources: readonly PolicyResource[], ports: readonly number[], what: string): Finding[] {
+  const seen = new Set<string>();
+  const out: Finding[] = [];
+  for (const e of exposures(resources, ports)) {
+    if (seen.has(e.group)) continue;
+    seen.add(e.group);
+    const first = e.contributors[0];
+    const all = [...new Set(e.contributors.map((c) => `${c.r.name} ${c.path}=${c.value}`))].join(", ");
+    out.push({
+      path: first.path,
+      value: first.value,
+      message:
+        `${first.r.type.split(":").pop()} ${first.r.name}: ${first.path} is ${JSON.stringify(first.value)}; with the other ingress of security group ` +
+        `${e.group.startsWith("urn:") ? first.r.name : e.group} on port ${e.port} (${all}) the sources cover the internet, on ${what}`,
+      urn: first.r.urn,
+    });
+  }
+  return out;
+}
+
+export const firewallNoWorldIngressOnTritonPorts = stackRule({
   name: "firewall-no-world-ingress-on-triton-ports",
   domain: "firewall",
-  description: "No security-group ingress from 0.0.0.0/0 or ::/0 (any /0) covers Triton's ports 8000-8002.",
+  description:
+    `No security group admits the internet to Triton's ports ${TRITON_PORT_RANGE[0]}-${TRITON_PORT_RANGE[1]}: judged per group and port by the ` +
+    "union of every ingress rule's CIDRs (IPv4 and IPv6) and stack-defined prefix lists, not by a literal /0 (0.0.0.0/1 + 128.0.0.0/1 is the internet too).",
   prevents:
     "Inference, model control and metrics endpoints reachable from the internet or the whole address space (model theft, GPU abuse, " +
     "load/unload by anyone).",
   remediationSteps:
     "Admit Triton ports only from the cluster/gateway security group (components/firewall), and list client CIDRs in " + "triton-platform:gateway.clientCidrs.",
-  check: (r) =>
-    securityGroupIngressOf(r)
-      .filter(coversTritonPorts)
-      .flatMap((o) =>
-        o.cidrs
-          .filter((c) => isWorldOpen(c.cidr))
-          .map(({ path, cidr }) => ({
-            path,
-            value: cidr,
-            message:
-              `${r.type.split(":").pop()} ${r.name}: ${path} is ${JSON.stringify(cidr)}: ingress from it (protocol ${o.protocol}, ports ${o.fromPort ?? "all"}-${o.toPort ?? "all"}) ` +
-              `covers Triton ports ${TRITON_PORT_RANGE[0]}-${TRITON_PORT_RANGE[1]}`,
-          })),
-      ),
+  check: (resources) => sgFindings(resources, [TRITON_PORTS.http, TRITON_PORTS.grpc, TRITON_PORTS.metrics], `Triton port range ${TRITON_PORT_RANGE.join("-")}`),
+});
+
+const SSH_PORT = 22;
+
+export const firewallNoSshFromInternet = stackRule({
+  name: "firewall-no-ssh-from-internet",
+  domain: "firewall",
+  description: "No security group admits the internet to SSH (port 22), judged by the union of its ingress CIDRs and prefix lists on that port.",
+  prevents: "GPU (or any) nodes brute-forced or exploited over SSH from anywhere; node access goes through SSM Session Manager.",
+  remediationSteps: "Remove the SSH ingress (use SSM Session Manager), or admit only a bastion's security group or an administrative range.",
+  check: (resources) => sgFindings(resources, [SSH_PORT], "SSH port 22"),
 });
 
 export const firewallTritonMetricsOnlyFromMonitoring = stackRule({
@@ -138,30 +204,134 @@ export const firewallTritonMetricsOnlyFromMonitoring = stackRule({
   },
 });
 
-export const firewallNetworkpolicySelectsEveryTritonPod = stackRule({
-  name: "firewall-networkpolicy-selects-every-triton-pod",
+// ---- default deny and allow-all peers ------------------------------------------------------
+
+const isEmptySelector = (s: LabelSelector | undefined): boolean =>
+  s !== undefined && s !== null && Object.keys(s.matchLabels ?? {}).length === 0 && (s.matchExpressions ?? []).length === 0;
+
+export const firewallDefaultDeny = stackRule<PrivilegedNamespacesConfig>({
+  name: "firewall-default-deny",
   domain: "firewall",
-  description: "Every Triton workload's pods are selected by an Ingress NetworkPolicy in their namespace.",
+  description:
+    "Every serving namespace (one that runs Triton, or any workload outside the privileged namespaces) has a default-deny NetworkPolicy for " +
+    "ingress and for egress: podSelector {} with the policy type and no rules of that direction (one policy or two).",
   prevents:
-    "Triton pods that accept connections from any pod in the cluster because no policy selects them (Kubernetes allows all ingress to " + "unselected pods).",
-  remediationSteps: "Create the firewall component for the namespace (default-deny-ingress plus the Triton allow rules) before the serving groups.",
-  check: (resources) => {
-    const policies = networkPolicies(resources).filter(({ np }) => isIngressPolicy(np));
+    "Pods that no allow-rule names accepting connections from, or opening them to, anything: a new workload in the namespace (a Triton " +
+    "Deployment added by hand), or one whose allow policy is renamed, is wide open (Kubernetes allows all traffic to and from unselected pods).",
+  remediationSteps: "The firewall component creates default-deny-ingress and default-deny-egress in the serving namespace; keep both.",
+  configSchema: { properties: { ...privilegedNamespacesSchema } },
+  check: (resources, { privilegedNamespaces }) => {
+    const namespaces = new Map<string, PolicyResource>();
+    for (const w of tritonWorkloads(resources)) if (!namespaces.has(namespaceOf(w))) namespaces.set(namespaceOf(w), w);
+    for (const w of resources)
+      if (isWorkload(w) && !privilegedNamespaces.includes(namespaceOf(w)) && !namespaces.has(namespaceOf(w))) namespaces.set(namespaceOf(w), w);
+    const policies = networkPolicies(resources);
     const out: Finding[] = [];
-    for (const w of tritonWorkloads(resources)) {
-      const ns = namespaceOf(w);
-      const labels = podTemplateLabelsOf(w);
-      const covered = policies.some(({ r, np }) => namespaceOf(r) === ns && selects(np.spec?.podSelector, labels));
-      if (!covered) {
-        const kind = (w.props as { kind?: string }).kind ?? w.type.split(":").pop();
-        const message =
-          `${kind} ${ns}/${objectNameOf(w)}: pods labelled ${JSON.stringify(labels)} (spec.template.metadata.labels) are selected ` +
-          `by no Ingress NetworkPolicy in namespace ${ns}`;
-        out.push({ path: "spec.template.metadata.labels", value: labels, message, urn: w.urn });
+    for (const [ns, w] of namespaces) {
+      const inNs = policies.filter(({ r, np }) => namespaceOf(r) === ns && isEmptySelector(np.spec?.podSelector));
+      const denies = (dir: "Ingress" | "Egress") =>
+        inNs.some(({ np }) => {
+          const types = np.spec?.policyTypes ?? (dir === "Ingress" ? ["Ingress"] : np.spec?.egress ? ["Egress"] : []);
+          const rules = dir === "Ingress" ? np.spec?.ingress : np.spec?.egress;
+          return types.includes(dir) && (rules ?? []).length === 0;
+        });
+      for (const dir of ["Ingress", "Egress"] as const) {
+        if (denies(dir)) continue;
+        const kind = (w.props as { kind?: string }).kind;
+        out.push({
+          path: "metadata.namespace",
+          value: ns,
+          message: `${kind} ${ns}/${objectNameOf(w)}: metadata.namespace ${JSON.stringify(ns)} has no default-deny ${dir} NetworkPolicy (podSelector {}, policyTypes [${dir}], no ${dir.toLowerCase()} rules)`,
+          urn: w.urn,
+        });
       }
     }
     return out;
   },
 });
 
-export const firewallRules: Rule[] = [firewallNoWorldIngressOnTritonPorts, firewallTritonMetricsOnlyFromMonitoring, firewallNetworkpolicySelectsEveryTritonPod];
+/** Does a NetworkPolicy port list admit this port? (No ports = every port; named ports match Triton's names.) */
+function admitsPort(ports: readonly { port?: number | string; endPort?: number; protocol?: string }[] | undefined, port: number, name: string): boolean {
+  if (!ports || ports.length === 0) return true;
+  return ports.some((p) => {
+    if ((p.protocol ?? "TCP") !== "TCP") return false;
+    if (p.port === undefined) return true;
+    if (p.port === port || p.port === String(port) || p.port === name) return true;
+    return typeof p.port === "number" && p.endPort !== undefined && p.port <= port && p.endPort >= port;
+  });
+}
+
+/** Why a rule's peers admit everyone (or the internet), or undefined. */
+function allowAll(peers: readonly NetworkPolicyPeer[] | undefined): string | undefined {
+  if (!peers || peers.length === 0) return "no peers (every source)";
+  for (const p of peers) {
+    if (p.namespaceSelector && isEmptySelector(p.namespaceSelector) && (!p.podSelector || isEmptySelector(p.podSelector)))
+      return `${JSON.stringify(p)} (every pod of every namespace)`;
+  }
+  const blocks = peers.filter((p) => p.ipBlock?.cidr);
+  const cidrs = blocks.map((p) => String(p.ipBlock!.cidr));
+  const except = blocks.flatMap((p) => (p.ipBlock!.except ?? []).map(String));
+  if (cidrs.length && coversInternet(cidrs, except)) return `ipBlocks ${JSON.stringify(cidrs)} (whose union covers the internet)`;
+  return undefined;
+}
+
+const SERVING_PORTS = [
+  [TRITON_PORTS.http, "http"],
+  [TRITON_PORTS.grpc, "grpc"],
+] as const;
+
+export const firewallNoAllowAllToTriton = stackRule({
+  name: "firewall-no-allow-all-to-triton",
+  domain: "firewall",
+  description:
+    `No NetworkPolicy that may select Triton pods admits everyone to Triton's serving ports ${TRITON_PORTS.http}/${TRITON_PORTS.grpc} (a rule without ` +
+    "peers, an empty namespaceSelector, ipBlocks whose union covers the internet), and none lets Triton pods send to every destination on every port.",
+  prevents: "Any pod of any namespace (or any address) calling Triton past the gateway, and a compromised Triton pod exfiltrating model weights anywhere.",
+  remediationSteps:
+    "Admit Triton's serving ports only from the gateway's pods (components/firewall composes this from the gateway's network needs), and " +
+    "declare Triton's egress with its ports (DNS, HTTPS for S3/STS).",
+  check: (resources) => {
+    const namespaces = new Set(tritonWorkloads(resources).map(namespaceOf));
+    const out: Finding[] = [];
+    for (const { r, np } of networkPolicies(resources)) {
+      const ns = namespaceOf(r);
+      if (!namespaces.has(ns) || !maySelectTriton(np.spec?.podSelector)) continue;
+      const where = `NetworkPolicy ${ns}/${metadataOf(r).name ?? r.name}`;
+      if (isIngressPolicy(np)) {
+        (np.spec?.ingress ?? []).forEach((rule, i) => {
+          const ports = SERVING_PORTS.filter(([p, n]) => admitsPort(rule.ports, p, n)).map(([p]) => p);
+          const why = ports.length ? allowAll(rule.from) : undefined;
+          if (why)
+            out.push({
+              path: `spec.ingress[${i}].from`,
+              value: rule.from ?? null,
+              message: `${where}: spec.ingress[${i}].from admits ${why} to Triton ports ${ports.join(", ")}`,
+              urn: r.urn,
+            });
+        });
+      }
+      if ((np.spec?.policyTypes ?? []).includes("Egress")) {
+        (np.spec?.egress ?? []).forEach((rule, i) => {
+          if ((rule.ports ?? []).length > 0) return; // limited ports (DNS, 443 to S3) are declared needs
+          const why = allowAll(rule.to);
+          if (why)
+            out.push({
+              path: `spec.egress[${i}]`,
+              value: rule,
+              message: `${where}: spec.egress[${i}] lets Triton pods reach ${why} on every port`,
+              urn: r.urn,
+            });
+        });
+      }
+    }
+    return out;
+  },
+});
+
+export const firewallRules: Rule[] = [
+  firewallNoWorldIngressOnTritonPorts,
+  firewallNoSshFromInternet,
+  firewallTritonMetricsOnlyFromMonitoring,
+  firewallDefaultDeny,
+  firewallNoAllowAllToTriton,
+];

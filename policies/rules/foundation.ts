@@ -1,9 +1,15 @@
-// Rules the foundation makes enforceable: tagging, labelling, and explicit providers.
+// Rules the foundation makes enforceable: tagging, labelling, explicit providers, and one
+// pinning rule for every Helm release.
 import { STANDARD_LABEL_KEYS, STANDARD_TAG_KEYS } from "../../components/naming";
+import { EFS_CSI_CHART } from "../../components/upstream/aws-efs-csi";
+import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
+import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
+import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
+import { EXACT_VERSION } from "../../lib/version";
 import { propsOf, metadataOf } from "./props";
-import { NONE, resourceRule, type Rule } from "./rule";
-import { AWS_PROVIDER } from "./types";
-import { decodeJson, isK8sObject, usesDefaultProvider } from "./util";
+import { NONE, resourceRule, type Finding, type Rule } from "./rule";
+import { AWS_PROVIDER, HELM_RELEASE } from "./types";
+import { decodeJson, isK8sObject, show, usesDefaultProvider } from "./util";
 
 export const k8sStandardLabels = resourceRule({
   name: "k8s-standard-labels",
@@ -75,4 +81,52 @@ export const k8sExplicitProvider = resourceRule({
   },
 });
 
-export const foundationRules: Rule[] = [k8sStandardLabels, awsProviderDefaultTags, awsExplicitProvider, k8sExplicitProvider];
+/** Charts whose repository the stack pins in an upstream module: a release of one must come from that repository. */
+const KNOWN_CHARTS = [GPU_OPERATOR_CHART, KUBE_PROMETHEUS_STACK_CHART, PROMETHEUS_ADAPTER_CHART, EFS_CSI_CHART];
+
+export const helmReleasePinned = resourceRule({
+  name: "helm-release-pinned",
+  domain: "foundation",
+  description:
+    "Every Helm release pins an exact chart version (1.2.3 or v1.2.3, no range, no latest) and names its https:// or oci:// repository; a chart " +
+    "the stack knows (components/upstream) comes from its upstream repository.",
+  prevents:
+    "A chart that upgrades itself (new CRDs, renamed values, new driver or alert defaults) on the next `pulumi up`, or resolves from whatever repository a laptop has configured.",
+  remediationSteps: "Create releases with components/helm.ts helmRelease() from the chart's upstream module, with an exact version setting.",
+  check: (r) => {
+    const release = propsOf(r, HELM_RELEASE);
+    if (!release) return NONE;
+    const out: Finding[] = [];
+    const where = `Helm release ${r.name} (chart ${String(release.chart)})`;
+    const chart = String(release.chart ?? "");
+    // An OCI chart reference may carry its version as a tag: oci://registry/chart:1.2.3.
+    const version = release.version ?? (chart.startsWith("oci://") ? chart.split(":").pop() : undefined);
+    if (typeof version !== "string" || !EXACT_VERSION.test(version)) {
+      out.push({
+        path: "version",
+        value: release.version,
+        message: `${where}: version is ${show(release.version)}, must be an exact chart version such as 1.2.3`,
+      });
+    }
+    const repo = release.repositoryOpts?.repo;
+    const known = KNOWN_CHARTS.find((c) => c.chart === chart);
+    if (!chart.startsWith("oci://")) {
+      if (typeof repo !== "string" || !/^(https|oci):\/\/\S+$/.test(repo)) {
+        out.push({
+          path: "repositoryOpts.repo",
+          value: repo,
+          message: `${where}: repositoryOpts.repo is ${show(repo)}, must be the chart's https:// or oci:// repository`,
+        });
+      } else if (known && repo.replace(/\/+$/, "") !== known.repo.replace(/\/+$/, "")) {
+        out.push({
+          path: "repositoryOpts.repo",
+          value: repo,
+          message: `${where}: repositoryOpts.repo is ${show(repo)}, not the chart's upstream ${known.repo}`,
+        });
+      }
+    }
+    return out;
+  },
+});
+
+export const foundationRules: Rule[] = [k8sStandardLabels, awsProviderDefaultTags, awsExplicitProvider, k8sExplicitProvider, helmReleasePinned];

@@ -31,31 +31,28 @@ function isLoopback(address: string | undefined): boolean {
   return isIP(address) === 4 && address.startsWith("127.");
 }
 
-/** Names of clusters whose endpoints are the admin interface (loopback:admin port). */
-function adminClusters(config: Record<string, any>, adminPort: number | undefined): Set<string> {
+/**
+ * Names of clusters that can reach the admin interface: an endpoint at the admin address itself
+ * (a pipe path, or the socket address), at a loopback or wildcard address on the admin port, or a
+ * cluster whose destination the request picks (ORIGINAL_DST, dynamic forward proxy).
+ */
+function adminClusters(config: Record<string, any>, adminAddress: Record<string, any> | undefined): Set<string> {
   const out = new Set<string>();
+  const port = adminAddress?.socket_address?.port_value;
+  const pipe = adminAddress?.pipe?.path;
+  const any = (a: string | undefined) => a === "0.0.0.0" || a === "::" || a === adminAddress?.socket_address?.address;
   for (const c of config.static_resources?.clusters ?? []) {
+    if (c.type === "ORIGINAL_DST" || /dynamic_forward_proxy/.test(String(c.cluster_type?.name ?? c.cluster_type?.typed_config?.["@type"] ?? "")))
+      out.add(c.name);
     for (const group of c.load_assignment?.endpoints ?? []) {
       for (const lb of group.lb_endpoints ?? []) {
-        const sa = lb.endpoint?.address?.socket_address;
-        if (sa && isLoopback(sa.address) && sa.port_value === adminPort) out.add(c.name);
+        const addr = lb.endpoint?.address ?? {};
+        const sa = addr.socket_address;
+        if (pipe !== undefined && addr.pipe?.path === pipe) out.add(c.name);
+        if (sa && (isLoopback(sa.address) || any(sa.address)) && Number(sa.port_value) === Number(port)) out.add(c.name);
       }
     }
   }
-  return out;
-}
-
-function routesOf(listener: Record<string, any>): { path: string; route: Record<string, any> }[] {
-  const out: { path: string; route: Record<string, any> }[] = [];
-  (listener.filter_chains ?? []).forEach((fc: Record<string, any>, i: number) =>
-    (fc.filters ?? []).forEach((f: Record<string, any>, j: number) =>
-      (f.typed_config?.route_config?.virtual_hosts ?? []).forEach((vh: Record<string, any>, k: number) =>
-        (vh.routes ?? []).forEach((route: Record<string, any>, l: number) =>
-          out.push({ path: `filter_chains[${i}].filters[${j}].typed_config.route_config.virtual_hosts[${k}].routes[${l}]`, route }),
-        ),
-      ),
-    ),
-  );
   return out;
 }
 
@@ -111,6 +108,21 @@ const canaryTrafficSettings = {
     description: "Largest share of a route's real traffic a canary may serve (canary.trafficPercent).",
   },
 } as const;
+
+/** Every route of a listener's HTTP connection managers, with its path inside the listener. */
+function routesOf(listener: Record<string, any>): { path: string; route: Record<string, any> }[] {
+  const out: { path: string; route: Record<string, any> }[] = [];
+  (listener.filter_chains ?? []).forEach((fc: Record<string, any>, i: number) =>
+    (fc.filters ?? []).forEach((f: Record<string, any>, j: number) =>
+      (f.typed_config?.route_config?.virtual_hosts ?? []).forEach((vh: Record<string, any>, k: number) =>
+        (vh.routes ?? []).forEach((route: Record<string, any>, l: number) =>
+          out.push({ path: `filter_chains[${i}].filters[${j}].typed_config.route_config.virtual_hosts[${k}].routes[${l}]`, route }),
+        ),
+      ),
+    ),
+  );
+  return out;
+}
 
 /** Every route that takes a share of requests (runtime_fraction) to a canary cluster, with its path and share. */
 function canarySplits(config: Record<string, any>): { path: string; cluster: string; percent: number }[] {
@@ -170,7 +182,9 @@ export const gatewayCanaryTrafficWithinMax = resourceRule<{ maxPercent: number }
 export const gatewayEnvoyAdminNotExposed = resourceRule({
   name: "gateway-envoy-admin-not-exposed",
   domain: "gateway",
-  description: `Envoy's admin interface listens on loopback only; listeners forward to it only the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")}; no Service targets the admin port.`,
+  description:
+    `Envoy's admin interface listens on loopback (or a pipe) only; no listener reaches a cluster whose endpoint is the admin address in any form (tcp_proxy, ` +
+    `weighted_clusters, mirrors, cluster_header, a rewritten path) except routes of the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")}; no Service targets the admin port.`,
   prevents:
     "Anyone who reaches the gateway draining its listeners, changing runtime values (mirror fractions), dumping config or stopping Envoy " +
     "through /quitquitquit.",
@@ -208,23 +222,92 @@ export const gatewayEnvoyAdminNotExposed = resourceRule({
       const message = `${where}.admin.address.socket_address.address is ${JSON.stringify(sa.address)}, not a loopback address`;
       out.push({ path: `${ENVOY_DATA_PATH}.admin.address.socket_address.address`, value: sa.address, message });
     }
-    const admin = adminClusters(config, sa?.port_value);
+    const admin = adminClusters(config, config.admin?.address);
     (config.static_resources?.listeners ?? []).forEach((l: Record<string, any>, i: number) => {
-      for (const { path, route } of routesOf(l)) {
-        if (!admin.has(route.route?.cluster)) continue;
-        const exact: string | undefined = route.match?.path;
-        if (exact === undefined || !EXPOSABLE_ADMIN_PATHS.includes(exact)) {
-          out.push({
-            path: `${ENVOY_DATA_PATH}.static_resources.listeners[${i}].${path}.match`,
-            value: route.match ?? null,
-            message: `${where}.static_resources.listeners[${i}].${path}.match ${JSON.stringify(route.match ?? {})} forwards to the admin cluster ${route.route.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
-          });
-        }
+      for (const ref of adminReferences(l, admin)) {
+        const path = `${ENVOY_DATA_PATH}.static_resources.listeners[${i}].${ref.path}`;
+        out.push({ path, value: ref.value, message: `${where}.static_resources.listeners[${i}].${ref.path} is ${show(ref.value)}: ${ref.why}` });
       }
     });
     return out;
   },
 });
+
+/**
+ * Every way a listener reaches an admin cluster other than one allowed route: a tcp_proxy (cluster or
+ * weighted_clusters), a route's weighted_clusters, a mirror, a cluster_header (the client picks the
+ * cluster), or a route.cluster whose match is not an exact allowed path or that rewrites the path
+ * (prefix_rewrite, regex_rewrite, path_rewrite_policy). Found by walking the whole listener, so
+ * every filter form is covered, not only http_connection_manager routes.
+ */
+function adminReferences(listener: Record<string, any>, admin: Set<string>): { path: string; value: unknown; why: string }[] {
+  const out: { path: string; value: unknown; why: string }[] = [];
+  if (admin.size === 0) return out;
+  const walk = (v: unknown, at: string, route: Record<string, any> | undefined): void => {
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}[${i}]`, route));
+    if (v === null || typeof v !== "object") return;
+    const o = v as Record<string, any>;
+    const isRoute = /\.routes\[\d+\]$/.test(at);
+    const here = isRoute ? o : route;
+    if (typeof o.cluster === "string" && admin.has(o.cluster)) {
+      const inRouteAction = here !== undefined && at.endsWith(".route") && here.route === o;
+      const exact: unknown = here?.match?.path;
+      const rewrite = ["prefix_rewrite", "regex_rewrite", "path_rewrite_policy"].find((k) => o[k] !== undefined);
+      if (!inRouteAction)
+        out.push({
+          path: `${at}.cluster`.replace(/^\./, ""),
+          value: o.cluster,
+          why: `forwards to the admin cluster ${o.cluster} (not a route with an exact allowed path)`,
+        });
+      else if (
+        typeof exact !== "string" ||
+        !EXPOSABLE_ADMIN_PATHS.includes(exact) ||
+        Object.keys(here?.match ?? {}).some((k) => !["path", "headers"].includes(k))
+      )
+        out.push({
+          path: `${at.replace(/\.route$/, "")}.match`.replace(/^\./, ""),
+          value: here?.match ?? null,
+          why: `forwards to the admin cluster ${o.cluster}; only exact paths ${EXPOSABLE_ADMIN_PATHS.join(", ")} may`,
+        });
+      else if (rewrite)
+        out.push({ path: `${at}.${rewrite}`.replace(/^\./, ""), value: o[rewrite], why: `rewrites the path of a route to the admin cluster ${o.cluster}` });
+    }
+    if (o.cluster_header !== undefined)
+      out.push({
+        path: `${at}.cluster_header`.replace(/^\./, ""),
+        value: o.cluster_header,
+        why: `lets the client pick any cluster, the admin cluster ${[...admin].join(", ")} included`,
+      });
+    for (const [k, x] of Object.entries(o)) {
+      if (k === "weighted_clusters") {
+        (x?.clusters ?? []).forEach((w: Record<string, any>, j: number) => {
+          if (admin.has(w?.name))
+            out.push({
+              path: `${at}.weighted_clusters.clusters[${j}].name`.replace(/^\./, ""),
+              value: w.name,
+              why: `sends a weighted share to the admin cluster ${w.name}`,
+            });
+        });
+        continue;
+      }
+      if (k === "request_mirror_policies") {
+        (Array.isArray(x) ? x : []).forEach((m: Record<string, any>, j: number) => {
+          if (admin.has(m?.cluster))
+            out.push({
+              path: `${at}.request_mirror_policies[${j}].cluster`.replace(/^\./, ""),
+              value: m.cluster,
+              why: `mirrors requests to the admin cluster ${m.cluster}`,
+            });
+        });
+        continue;
+      }
+      walk(x, `${at}.${k}`, here);
+    }
+  };
+  walk(listener.filter_chains ?? [], "filter_chains", undefined);
+  walk(listener.default_filter_chain ?? {}, "default_filter_chain", undefined);
+  return out;
+}
 
 // ---- Envoy bootstraps across the stack ------------------------------------------------------
 

@@ -4,7 +4,6 @@ import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_T
 import { ENVIRONMENT_TAG } from "../../components/naming";
 import { GPU_AMI_TYPES, WORKER_NODE_MANAGED_POLICIES, isGpuAmiType } from "../../components/upstream/eks";
 import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
-import { EXACT_VERSION } from "../../lib/version";
 import { propsOf, type PropsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { HELM_RELEASE, IAM_ROLE, IAM_ROLE_POLICY, IAM_ROLE_POLICY_ATTACHMENT, LAUNCH_TEMPLATE, NODE_GROUP } from "./types";
@@ -146,30 +145,6 @@ export const launchTemplateEncryptedVolumes = resourceRule({
         });
       }
     });
-    return out;
-  },
-});
-
-export const gpuOperatorChartPinned = resourceRule({
-  name: "gpu-operator-chart-pinned",
-  domain: "gpu-nodes",
-  description: "The GPU Operator release pins an exact chart version from NVIDIA's Helm repository.",
-  prevents: "A preview that silently upgrades the GPU Operator (and its driver/device-plugin defaults) on every run.",
-  remediationSteps: `Set version to an exact chart version (e.g. v25.10.1; gpu.operator.version) and repositoryOpts.repo to ${GPU_OPERATOR_CHART.repo}.`,
-  check: (r) => {
-    const release = gpuOperatorReleaseOf(r);
-    if (!release) return NONE;
-    const out: Finding[] = [];
-    if (typeof release.version !== "string" || !EXACT_VERSION.test(release.version)) {
-      out.push({ path: "version", value: release.version, message: `Release ${r.name}: version must be an exact chart version, got ${show(release.version)}` });
-    }
-    const repo = release.repositoryOpts?.repo;
-    if (repo !== GPU_OPERATOR_CHART.repo)
-      out.push({
-        path: "repositoryOpts.repo",
-        value: repo,
-        message: `Release ${r.name}: repositoryOpts.repo ` + `must be ${GPU_OPERATOR_CHART.repo}, got ${show(repo)}`,
-      });
     return out;
   },
 });
@@ -338,7 +313,6 @@ export const gpuNodeRules: Rule[] = [
   gpuNodegroupMaxUnavailable,
   launchTemplateImdsv2,
   launchTemplateEncryptedVolumes,
-  gpuOperatorChartPinned,
   gpuOperatorMatchesNodeImage,
   gpuNodeRoleLeastPrivilege,
   gpuNodesSpanZones,

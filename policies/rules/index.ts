@@ -10,6 +10,11 @@ import { modelRepositoryRules } from "./model-repository";
 import { monitoringRules } from "./monitoring";
 import type { Rule } from "./rule";
 import { tritonRules } from "./triton";
+import { workloadRules } from "./workloads";
+import { exposureRules } from "./exposure";
+import { rbacRules } from "./rbac";
+import { iamRules } from "./iam";
+import { secretsRules } from "./secrets";
 
 export type { Finding, Rule } from "./rule";
 
@@ -22,4 +27,9 @@ export const rules: Rule[] = [
   ...tritonRules,
   ...firewallRules,
   ...gatewayRules,
+  ...workloadRules,
+  ...exposureRules,
+  ...rbacRules,
+  ...iamRules,
+  ...secretsRules,
 ];

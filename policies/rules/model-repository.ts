@@ -2,14 +2,37 @@
 // encrypted with KMS, versioned, never public and TLS-only; IAM never grants S3 actions on
 // "*"; pods never carry static AWS keys (IRSA instead).
 import type { PolicyResource } from "@pulumi/policy";
-import { STATIC_AWS_CREDENTIAL_ENV } from "../../components/upstream/aws-iam";
-import { iamDocumentsOf, metadataOf, podSpecsOf, propsOf, statementsOf, type PolicyDocument, type PropsOf, type Statement } from "./props";
+import { NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../../components/contracts";
+import { isGpuAmiType } from "../../components/upstream/eks";
+import { containersOf, metadataOf, podSpecsOf, propsOf, securityGroupIngressOf, statementsOf, type PolicyDocument, type PropsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Rule } from "./rule";
-import { BUCKET, BUCKET_ENCRYPTION, BUCKET_POLICY, BUCKET_PUBLIC_ACCESS_BLOCK, BUCKET_VERSIONING } from "./types";
-import { decodeJson, isK8sObject } from "./util";
+import {
+  BUCKET,
+  BUCKET_ENCRYPTION,
+  BUCKET_LIFECYCLE,
+  BUCKET_LOGGING,
+  BUCKET_OWNERSHIP_CONTROLS,
+  BUCKET_POLICY,
+  BUCKET_PUBLIC_ACCESS_BLOCK,
+  BUCKET_VERSIONING,
+  EFS_ACCESS_POINT,
+  EFS_FILE_SYSTEM,
+  EFS_MOUNT_TARGET,
+  LAUNCH_TEMPLATE,
+  NODE_GROUP,
+  SECURITY_GROUP,
+} from "./types";
+import { decodeJson, isTritonContainer, isWorkload } from "./util";
 
 type Bucket = PropsOf<typeof BUCKET>;
-type BucketSettingType = typeof BUCKET_ENCRYPTION | typeof BUCKET_VERSIONING | typeof BUCKET_PUBLIC_ACCESS_BLOCK | typeof BUCKET_POLICY;
+type BucketSettingType =
+  | typeof BUCKET_ENCRYPTION
+  | typeof BUCKET_VERSIONING
+  | typeof BUCKET_PUBLIC_ACCESS_BLOCK
+  | typeof BUCKET_POLICY
+  | typeof BUCKET_OWNERSHIP_CONTROLS
+  | typeof BUCKET_LIFECYCLE
+  | typeof BUCKET_LOGGING;
 
 /** Settings resources (aws v7: one per concern) that belong to a bucket: they depend on it, or name it; with their typed props. */
 export function settingsOf<Type extends BucketSettingType>(
@@ -43,17 +66,58 @@ function perBucket(check: (bucket: PolicyResource, props: Bucket, all: readonly 
 
 const KMS_ALGORITHMS: readonly unknown[] = ["aws:kms", "aws:kms:dsse"];
 
+/** The names a bucket goes by in the stack: its own bucket input, and the bucket input of every settings resource that depends on it. */
+function bucketNames(resources: readonly PolicyResource[], bucket: PolicyResource): Set<string> {
+  const names = new Set<string>();
+  const own = (bucket.props as Bucket).bucket;
+  if (own) names.add(own);
+  for (const r of resources) {
+    const name = (r.props as { bucket?: unknown }).bucket;
+    if (r.type.startsWith("aws:s3/") && typeof name === "string" && r.dependencies.some((d) => d.urn === bucket.urn)) names.add(name);
+  }
+  return names;
+}
+
+const LOG_DELIVERY = "logging.s3.amazonaws.com";
+
+/** Is the bucket a server-access-log target? (a BucketLogging or inline logging names it, or its policy admits the log delivery service) */
+function isLogTarget(resources: readonly PolicyResource[], bucket: PolicyResource): boolean {
+  const names = bucketNames(resources, bucket);
+  for (const r of resources) {
+    const logging = propsOf(r, BUCKET_LOGGING);
+    if (
+      logging &&
+      ((logging.targetBucket && names.has(logging.targetBucket)) || (r.dependencies.some((d) => d.urn === bucket.urn) && !names.has(String(logging.bucket))))
+    )
+      return true;
+    const b: { loggings?: { targetBucket?: string }[]; logging?: { targetBucket?: string } } | undefined = propsOf(r, BUCKET);
+    if (b && r !== bucket && [...(b.loggings ?? []), ...(b.logging ? [b.logging] : [])].some((l) => l.targetBucket !== undefined && names.has(l.targetBucket)))
+      return true;
+  }
+  const policies = [decodeJson((bucket.props as Bucket).policy), ...settingsOf(resources, bucket, BUCKET_POLICY).map((p) => decodeJson(p.props.policy))];
+  return policies.some((doc) =>
+    statementsOf(doc).some(
+      (s) => s?.Effect === "Allow" && ([] as unknown[]).concat((s.Principal as { Service?: unknown } | undefined)?.Service ?? []).includes(LOG_DELIVERY),
+    ),
+  );
+}
+
 export const s3BucketEncrypted = stackRule({
   name: "s3-bucket-encrypted",
   domain: "model-repository",
-  description: "Every S3 bucket has default encryption with a KMS key (SSE-KMS).",
+  description:
+    "Every S3 bucket has default encryption with a KMS key (SSE-KMS) and the S3 bucket key on; a server-access-log target bucket may use " +
+    "SSE-S3 (the only encryption log delivery supports).",
   prevents: "Model weights readable by anyone who obtains s3:GetObject alone; with SSE-KMS a reader also needs kms:Decrypt on the key.",
   remediationSteps:
     "Add an aws.s3.BucketServerSideEncryptionConfiguration for the bucket with applyServerSideEncryptionByDefault.sseAlgorithm " +
-    '"aws:kms" (components/model-repository/s3.ts bucketHardening).',
+    '"aws:kms" and bucketKeyEnabled: true (components/model-repository/s3.ts bucketHardening).',
   check: perBucket((b, props, all) => {
     const inline = props.serverSideEncryptionConfiguration?.rule?.applyServerSideEncryptionByDefault?.sseAlgorithm;
-    if (KMS_ALGORITHMS.includes(inline)) return undefined;
+    const logTarget = isLogTarget(all, b);
+    // Server access log delivery supports only SSE-S3 on the target bucket (S3 User Guide, "Enabling Amazon S3 server access logging").
+    const accepted = logTarget ? [...KMS_ALGORITHMS, "AES256"] : KMS_ALGORITHMS;
+    if (accepted.includes(inline)) return undefined;
     const configs = settingsOf(all, b, BUCKET_ENCRYPTION);
     if (configs.length === 0) {
       return {
@@ -66,11 +130,21 @@ export const s3BucketEncrypted = stackRule({
     }
     for (const { r: c, props: config } of configs) {
       const algos: unknown[] = (config.rules ?? []).map((r) => r?.applyServerSideEncryptionByDefault?.sseAlgorithm);
-      if (!algos.some((a) => KMS_ALGORITHMS.includes(a))) {
+      if (!algos.some((a) => accepted.includes(a))) {
         return {
           path: "rules[].applyServerSideEncryptionByDefault.sseAlgorithm",
           value: algos,
-          message: `${bucketLabel(b)}: ${c.name} rules[].applyServerSideEncryptionByDefault.sseAlgorithm is ${JSON.stringify(algos)}, expected "aws:kms"`,
+          message: `${bucketLabel(b)}: ${c.name} rules[].applyServerSideEncryptionByDefault.sseAlgorithm is ${JSON.stringify(algos)}, expected "aws:kms"${logTarget ? ' or "AES256" (an access-log bucket)' : ""}`,
+        };
+      }
+      // With SSE-KMS, the bucket key: without it every object request is a KMS call (throttling at rollout, cost).
+      const kmsRules = (config.rules ?? []).filter((r) => KMS_ALGORITHMS.includes(r?.applyServerSideEncryptionByDefault?.sseAlgorithm));
+      if (kmsRules.length && !kmsRules.every((r) => r?.bucketKeyEnabled === true)) {
+        const value = kmsRules.map((r) => r?.bucketKeyEnabled);
+        return {
+          path: "rules[].bucketKeyEnabled",
+          value,
+          message: `${bucketLabel(b)}: ${c.name} rules[].bucketKeyEnabled is ${JSON.stringify(value)} with SSE-KMS, must be true`,
         };
       }
     }
@@ -136,17 +210,26 @@ export const s3PublicAccessBlocked = stackRule({
   }),
 });
 
-/** Does a bucket policy document deny every non-TLS request (aws:SecureTransport false)? */
+/**
+ * Does a bucket policy document deny every non-TLS request? A Deny for everyone ("*", {AWS: "*"}
+ * or a list holding "*") of s3:* (or *) when aws:SecureTransport is false, in any spelling IAM
+ * accepts: Bool or BoolIfExists, the key in any case, the value a scalar or a list, string or boolean.
+ */
 export function deniesInsecureTransport(doc: PolicyDocument | undefined): boolean {
   return statementsOf(doc).some((s) => {
     if (s?.Effect !== "Deny") return false;
-    const principal = s.Principal as { AWS?: unknown } | string | undefined;
-    const aws = typeof principal === "object" ? principal?.AWS : undefined;
-    const everyone = principal === "*" || aws === "*" || (Array.isArray(aws) && aws.includes("*"));
-    const actions: readonly string[] = ([] as string[]).concat(s.Action ?? []);
+    const principal = s.Principal as Record<string, unknown> | string | undefined;
+    const everyone = principal === "*" || (typeof principal === "object" && principal !== null && ([] as unknown[]).concat(principal.AWS ?? []).includes("*"));
+    const actions: readonly string[] = ([] as string[]).concat(s.Action ?? []).map((a) => String(a).toLowerCase());
     const allActions = actions.includes("s3:*") || actions.includes("*");
-    const cond = s.Condition?.Bool?.["aws:SecureTransport"];
-    return everyone && allActions && (cond === "false" || cond === false);
+    const insecure = Object.entries(s.Condition ?? {}).some(
+      ([op, block]) =>
+        ["bool", "boolifexists"].includes(op.toLowerCase()) &&
+        Object.entries(block ?? {}).some(
+          ([k, v]) => k.toLowerCase() === "aws:securetransport" && ([] as unknown[]).concat(v).some((x) => String(x).toLowerCase() === "false"),
+        ),
+    );
+    return everyone && allActions && insecure;
   });
 }
 
@@ -182,60 +265,210 @@ export const s3TlsOnly = stackRule({
   }),
 });
 
-/** Statements that Allow an S3 action on Resource "*" (or every bucket, arn:aws:s3:::*). */
-export function wildcardS3Statements(doc: PolicyDocument | undefined): Statement[] {
-  return statementsOf(doc).filter((s) => {
-    if (s?.Effect !== "Allow") return false;
-    const actions: readonly string[] = ([] as string[]).concat(s.Action ?? []);
-    const s3 = actions.some((a) => a === "*" || a.toLowerCase().startsWith("s3:"));
-    const resources: readonly string[] = ([] as string[]).concat(s.Resource ?? []);
-    const everything = resources.some((r) => r === "*" || /^arn:aws[a-z-]*:s3:::\*$/.test(r));
-    return s3 && everything;
-  });
-}
-
-export const iamNoWildcardS3Resource = resourceRule({
-  name: "iam-no-wildcard-s3-resource",
+export const s3BucketOwnerEnforced = stackRule({
+  name: "s3-bucket-owner-enforced",
   domain: "model-repository",
-  description: 'No IAM policy statement allows S3 actions on Resource "*" (or arn:aws:s3:::*).',
-  prevents: "A model reader (or a CI role) that can read or overwrite every bucket in the account, not just the model prefix.",
-  remediationSteps:
-    "Name the bucket ARN (for s3:ListBucket, with an s3:prefix condition) and <bucket ARN>/<prefix>/* (for object actions) as " +
-    "Resource (components/model-repository/policies.ts).",
-  check: (r) =>
-    iamDocumentsOf(r).flatMap(({ where, doc }) => {
-      const all = statementsOf(doc);
-      return wildcardS3Statements(doc).map((s) => {
-        const path = `${where}.Statement[${all.indexOf(s)}].Resource`;
-        return {
-          path,
-          value: s.Resource,
-          message: `${r.type} ${r.name}: ${path} (statement ${s.Sid ? `"${s.Sid}" ` : ""}allowing ${JSON.stringify(s.Action)}) is ${JSON.stringify(s.Resource)}`,
-        };
-      });
-    }),
+  description: "Every S3 bucket has object ownership BucketOwnerEnforced (ACLs disabled).",
+  prevents:
+    "Objects uploaded by another account (a publisher, a log writer) that the bucket owner cannot read or protect, and ACLs that grant access past the bucket policy.",
+  remediationSteps: 'Add an aws.s3.BucketOwnershipControls for the bucket with rule.objectOwnership "BucketOwnerEnforced" (components/model-repository/s3.ts).',
+  check: perBucket((b, _props, all) => {
+    const controls = settingsOf(all, b, BUCKET_OWNERSHIP_CONTROLS);
+    const bad = controls.find((c) => c.props.rule?.objectOwnership !== "BucketOwnerEnforced");
+    if (controls.length && !bad) return undefined;
+    const value = bad?.props.rule?.objectOwnership ?? null;
+    return {
+      path: "rule.objectOwnership",
+      value,
+      message: `${bucketLabel(b)}: rule.objectOwnership is ${JSON.stringify(value)}${bad ? ` (${bad.r.name})` : " (no BucketOwnershipControls)"}, must be "BucketOwnerEnforced"`,
+    };
+  }),
 });
 
-const STATIC_KEYS: readonly string[] = STATIC_AWS_CREDENTIAL_ENV;
-
-export const noStaticAwsKeysInPodEnv = resourceRule({
-  name: "no-static-aws-keys-in-pod-env",
+export const s3NoncurrentVersionsExpire = stackRule({
+  name: "s3-noncurrent-versions-expire",
   domain: "model-repository",
-  description: "No container sets AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_SESSION_TOKEN; pods get AWS access through IRSA.",
-  prevents: "Long-lived access keys copied into manifests and Secrets, where they leak, never rotate and outlive the pod that needed them.",
+  description: "Every S3 bucket has an enabled lifecycle rule that expires noncurrent object versions (noncurrentVersionExpiration.noncurrentDays).",
+  prevents: "Every overwritten model version kept forever: a versioned model bucket that grows (and bills) without bound.",
   remediationSteps:
-    "Remove the variables; run the pod as the ServiceAccount annotated with eks.amazonaws.com/role-arn " + "(ModelRepositoryBinding.serviceAccountName).",
+    "Add an aws.s3.BucketLifecycleConfiguration with an Enabled rule noncurrentVersionExpiration { noncurrentDays } (components/model-repository/s3.ts).",
+  check: perBucket((b, props, all) => {
+    const inline = (props as { lifecycleRules?: { enabled?: boolean; noncurrentVersionExpiration?: { days?: number } }[] }).lifecycleRules ?? [];
+    if (inline.some((r) => r.enabled === true && (r.noncurrentVersionExpiration?.days ?? 0) > 0)) return undefined;
+    const configs = settingsOf(all, b, BUCKET_LIFECYCLE);
+    const rules = configs.flatMap((c) => c.props.rules ?? []);
+    if (rules.some((r) => r.status === "Enabled" && (r.noncurrentVersionExpiration?.noncurrentDays ?? 0) > 0)) return undefined;
+    return {
+      path: "rules",
+      value: configs.length ? rules : null,
+      message: `${bucketLabel(b)}: rules is ${configs.length ? JSON.stringify(rules) : "null (no BucketLifecycleConfiguration)"}; no Enabled rule expires noncurrent versions`,
+    };
+  }),
+});
+
+export const s3AccessLogging = stackRule({
+  name: "s3-access-logging",
+  domain: "model-repository",
+  description: "Every S3 bucket (other than a log target itself) writes server access logs (advisory: CloudTrail data events are the alternative).",
+  prevents: "No record of who read or changed which model object when a leak or a bad push has to be investigated.",
+  remediationSteps: "Add an aws.s3.BucketLogging for the bucket with a targetBucket (SSE-S3 encrypted, owner enforced), or enable CloudTrail S3 data events.",
+  check: perBucket((b, props, all) => {
+    if (isLogTarget(all, b)) return undefined;
+    const inline = props as { loggings?: unknown[]; logging?: unknown };
+    if ((inline.loggings ?? []).length || inline.logging) return undefined;
+    const names = bucketNames(all, b);
+    const logs = all.filter((r) => {
+      const l = propsOf(r, BUCKET_LOGGING);
+      return l && (names.has(String(l.bucket)) || r.dependencies.some((d) => d.urn === b.urn && !names.has(String(l.targetBucket))));
+    });
+    if (logs.length) return undefined;
+    return { path: "logging", value: null, message: `${bucketLabel(b)}: logging is null (no BucketLogging): no server access logs` };
+  }),
+});
+
+// ---- EFS ---------------------------------------------------------------------------------------
+
+export const efsEncrypted = resourceRule({
+  name: "efs-encrypted",
+  domain: "model-repository",
+  description: "Every EFS file system is encrypted at rest (encrypted: true).",
+  prevents: "Model weights on unencrypted storage (EFS encryption at rest can only be chosen at creation: fixing it later means a new file system).",
+  remediationSteps: "Set encrypted: true and kmsKeyId (components/model-repository/efs.ts efsFileSystemArgs).",
   check: (r) => {
-    if (!isK8sObject(r.type, r.props)) return NONE;
+    if (r.type !== EFS_FILE_SYSTEM) return NONE;
+    const v = (r.props as { encrypted?: unknown }).encrypted;
+    return v === true ? NONE : [{ path: "encrypted", value: v, message: `EFS FileSystem ${r.name}: encrypted is ${JSON.stringify(v ?? null)}, must be true` }];
+  },
+});
+
+const NFS_PORT = 2049;
+
+/** The security groups of the GPU nodes: those of the launch templates GPU node groups use (dependencies), and of no non-GPU node group. */
+function gpuNodeSecurityGroups(resources: readonly PolicyResource[]): Set<string> {
+  const gpu = new Set<string>();
+  const other = new Set<string>();
+  for (const ng of resources) {
+    const props = propsOf(ng, NODE_GROUP);
+    if (!props) continue;
+    const isGpu = isGpuAmiType(props.amiType) || props.labels?.[NODE_LABEL_ROLE] === NODE_ROLE_GPU;
+    for (const lt of ng.dependencies.filter((d) => d.type === LAUNCH_TEMPLATE)) {
+      for (const sg of (lt.props as { vpcSecurityGroupIds?: string[] }).vpcSecurityGroupIds ?? []) (isGpu ? gpu : other).add(sg);
+    }
+  }
+  for (const sg of other) gpu.delete(sg);
+  return gpu;
+}
+
+export const efsNfsOnlyFromGpuNodes = stackRule({
+  name: "efs-nfs-only-from-gpu-nodes",
+  domain: "model-repository",
+  description:
+    "The security groups of EFS mount targets admit NFS (2049) only from the GPU nodes' security group (one their launch template attaches): " +
+    "no CIDR, no prefix list, no other group.",
+  prevents: "Any host in the VPC (or beyond) mounting the model repository: weights read or, through another access point, replaced.",
+  remediationSteps: "Keep the single NFS ingress from the GPU nodes' security group (components/model-repository/efs.ts nfsIngressRuleArgs).",
+  check: (resources) => {
+    const mountTargets = resources.filter((r) => r.type === EFS_MOUNT_TARGET);
+    if (mountTargets.length === 0) return [];
+    // The mount targets' groups: by the ids they list, and (ids being unknown in a preview) by the SecurityGroup resources they depend on.
+    const targets = new Set(mountTargets.flatMap((r) => ((r.props as { securityGroups?: string[] }).securityGroups ?? []).map(String)));
+    const targetGroups = new Set(mountTargets.flatMap((r) => r.dependencies.filter((d) => d.type === SECURITY_GROUP).map((d) => d.urn)));
+    const gpu = gpuNodeSecurityGroups(resources);
     const out: Finding[] = [];
-    for (const { spec, path: at } of podSpecsOf(r)) {
-      for (const group of ["initContainers", "containers", "ephemeralContainers"] as const) {
-        (spec?.[group] ?? []).forEach((c, i) => {
-          (c?.env ?? []).forEach((e, j) => {
-            if (STATIC_KEYS.includes(e?.name as string)) {
-              const path = `${at}.${group}[${i}].env[${j}].name`;
-              out.push({ path, value: e.name, message: `${r.props.kind} ${metadataOf(r).name ?? r.name}: ${path} (container ${c.name}) is ${e.name}` });
-            }
+    for (const r of resources) {
+      const raw = r.props as { referencedSecurityGroupId?: string; sourceSecurityGroupId?: string; ingress?: { securityGroups?: string[] }[] };
+      securityGroupIngressOf(r).forEach((o, n) => {
+        const inScope =
+          r.type === SECURITY_GROUP
+            ? targetGroups.has(r.urn)
+            : (o.group !== undefined && targets.has(o.group)) || r.dependencies.some((d) => targetGroups.has(d.urn));
+        if (!inScope) return;
+        const proto = String(o.protocol).toLowerCase();
+        if (!(proto === "-1" || proto === "all" || ((proto === "tcp" || proto === "6") && (o.fromPort ?? 0) <= NFS_PORT && (o.toPort ?? 65535) >= NFS_PORT)))
+          return;
+        for (const c of [...o.cidrs.map((x) => ({ path: x.path, value: x.cidr })), ...o.prefixLists.map((x) => ({ path: x.path, value: x.id }))]) {
+          out.push({
+            path: c.path,
+            value: c.value,
+            message: `${r.type.split(":").pop()} ${r.name}: ${c.path} is ${JSON.stringify(c.value)}: NFS to the EFS mount targets from an address range, not the GPU nodes' group`,
+            urn: r.urn,
+          });
+        }
+        const refs: { path: string; value: string }[] = [];
+        if (raw.referencedSecurityGroupId !== undefined) refs.push({ path: "referencedSecurityGroupId", value: raw.referencedSecurityGroupId });
+        if (raw.sourceSecurityGroupId !== undefined) refs.push({ path: "sourceSecurityGroupId", value: raw.sourceSecurityGroupId });
+        (raw.ingress?.[n]?.securityGroups ?? []).forEach((g, i) => refs.push({ path: `ingress[${n}].securityGroups[${i}]`, value: g }));
+        for (const ref of refs.filter((x) => !gpu.has(x.value)))
+          out.push({
+            path: ref.path,
+            value: ref.value,
+            message: `${r.type.split(":").pop()} ${r.name}: ${ref.path} is ${JSON.stringify(ref.value)}, not the GPU nodes' security group (${[...gpu].join(", ") || "none found"})`,
+            urn: r.urn,
+          });
+      });
+    }
+    return out;
+  },
+});
+
+export const efsAccessPointConfined = resourceRule({
+  name: "efs-access-point-confined",
+  domain: "model-repository",
+  description: "Every EFS access point enforces a non-root POSIX user (uid and gid not 0, no secondary gid 0) and a root directory below / .",
+  prevents: "Clients acting as root on the file system, or an access point that exposes the whole file system instead of the model folder.",
+  remediationSteps: "Set posixUser { uid: 1000, gid: 1000 } and rootDirectory.path /<modelPrefix> (components/model-repository/efs.ts efsAccessPointArgs).",
+  check: (r) => {
+    if (r.type !== EFS_ACCESS_POINT) return NONE;
+    const p = r.props as { posixUser?: { uid?: unknown; gid?: unknown; secondaryGids?: unknown[] }; rootDirectory?: { path?: unknown } };
+    const out: Finding[] = [];
+    const where = `EFS AccessPoint ${r.name}`;
+    if (!p.posixUser) out.push({ path: "posixUser", value: null, message: `${where}: posixUser is null: clients keep their own uid, root included` });
+    for (const k of ["uid", "gid"] as const)
+      if (p.posixUser && Number(p.posixUser[k]) === 0)
+        out.push({ path: `posixUser.${k}`, value: p.posixUser[k], message: `${where}: posixUser.${k} is 0 (root)` });
+    (p.posixUser?.secondaryGids ?? []).forEach((g, i) => {
+      if (Number(g) === 0)
+        out.push({ path: `posixUser.secondaryGids[${i}]`, value: g, message: `${where}: posixUser.secondaryGids[${i}] is 0 (root's group)` });
+    });
+    const path = p.rootDirectory?.path;
+    const normal = typeof path === "string" ? path.replace(/\/+(\.\/?)*/g, "/").replace(/\/+$/, "") : "";
+    if (normal === "")
+      out.push({
+        path: "rootDirectory.path",
+        value: path ?? null,
+        message: `${where}: rootDirectory.path is ${JSON.stringify(path ?? null)}: the access point is rooted at / (the whole file system)`,
+      });
+    return out;
+  },
+});
+
+/** Volume sources that carry data from outside the pod (as opposed to its own scratch space or configuration). */
+const SHARED_VOLUME_SOURCES = ["persistentVolumeClaim", "csi", "nfs", "ephemeral", "awsElasticBlockStore", "hostPath", "image"];
+
+export const servingVolumesReadOnly = resourceRule({
+  name: "serving-volumes-read-only",
+  domain: "model-repository",
+  description:
+    "Every volume a tritonserver container (any workload kind, any container list) mounts from outside the pod (PVC, CSI, NFS, ephemeral, " +
+    "hostPath) is mounted readOnly.",
+  prevents: "A compromised or buggy server (or a model's Python backend) altering or deleting the shared model repository every replica serves from.",
+  remediationSteps: "Set volumeMounts[].readOnly: true (and persistentVolumeClaim.readOnly) for the model repository (components/triton builders).",
+  check: (r) => {
+    if (!isWorkload(r)) return NONE;
+    const out: Finding[] = [];
+    for (const { spec, path } of podSpecsOf(r)) {
+      const volumes = spec?.volumes ?? [];
+      for (const { c, path: cp } of containersOf(spec, path)) {
+        if (!isTritonContainer(c)) continue;
+        (c.volumeMounts ?? []).forEach((m, i) => {
+          const v = volumes.find((x) => x.name === m.name);
+          if (!v || !SHARED_VOLUME_SOURCES.some((k) => (v as Record<string, unknown>)[k] !== undefined)) return;
+          if (m.readOnly === true) return;
+          const at = `${cp}.volumeMounts[${i}].readOnly`;
+          out.push({
+            path: at,
+            value: m.readOnly,
+            message: `${(r.props as { kind?: string }).kind} ${metadataOf(r).name ?? r.name}: ${at} is ${JSON.stringify(m.readOnly ?? null)} for volume ${m.name} at ${m.mountPath}`,
           });
         });
       }
@@ -249,6 +482,11 @@ export const modelRepositoryRules: Rule[] = [
   s3BucketVersioned,
   s3PublicAccessBlocked,
   s3TlsOnly,
-  iamNoWildcardS3Resource,
-  noStaticAwsKeysInPodEnv,
+  s3BucketOwnerEnforced,
+  s3NoncurrentVersionsExpire,
+  s3AccessLogging,
+  efsEncrypted,
+  efsNfsOnlyFromGpuNodes,
+  efsAccessPointConfined,
+  servingVolumesReadOnly,
 ];

@@ -1,12 +1,10 @@
-// Rules the monitoring component makes enforceable: Grafana's admin password comes from a
-// generated Secret, production pages someone, the monitoring charts are pinned, every Triton
+// Rules the monitoring component makes enforceable: production pages someone, every Triton
 // serving group is scraped, and CRD objects wait for the release that installs their CRDs.
+// (Grafana's credentials: secrets.ts helm-values-no-credentials; chart pinning: foundation.ts helm-release-pinned.)
 import type { PolicyResource } from "@pulumi/policy";
 import { TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
-import { PROMETHEUS_ADAPTER_CHART } from "../../components/upstream/prometheus-adapter";
-import { EXACT_VERSION } from "../../lib/version";
 import { metadataOf, podTemplateLabelsOf, propsOf, type PropsOf, type Relabeling, type ServiceMonitor, type ServicePort } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Rule } from "./rule";
 import { HELM_RELEASE, SERVICE, SERVICE_MONITOR } from "./types";
@@ -18,36 +16,6 @@ type HelmRelease = PropsOf<typeof HELM_RELEASE>;
 function kubePrometheusStackOf(r: Pick<PolicyResource, "type" | "props">): HelmRelease | undefined {
   return isHelmChart(r.type, r.props, KUBE_PROMETHEUS_STACK_CHART.chart) ? propsOf(r, HELM_RELEASE) : undefined;
 }
-
-export const monitoringGrafanaAdminSecret = resourceRule({
-  name: "monitoring-grafana-admin-secret",
-  domain: "monitoring",
-  description: "Grafana's admin credentials come from a Kubernetes Secret (grafana.admin.existingSecret), never a literal grafana.adminPassword.",
-  prevents: "A known admin password (the chart ships 'prom-operator') on a Grafana that can read every production metric, committed to git or Helm history.",
-  remediationSteps:
-    "Create the Secret from a @pulumi/random RandomPassword and set grafana.admin.existingSecret/userKey/passwordKey; remove " +
-    "grafana.adminPassword (components/upstream/kube-prometheus-stack.ts).",
-  check: (r) => {
-    const release = kubePrometheusStackOf(r);
-    if (!release) return NONE;
-    const grafana = release.values?.grafana ?? {};
-    if (grafana.enabled === false) return NONE;
-    const out: Finding[] = [];
-    // The value itself is never echoed: the message must not leak a password into CI logs.
-    if (grafana.adminPassword !== undefined && grafana.adminPassword !== null && grafana.adminPassword !== "") {
-      const message = `Helm release ${r.name}: values.grafana.adminPassword is a literal (value hidden); use values.grafana.admin.existingSecret`;
-      out.push({ path: "values.grafana.adminPassword", value: "(hidden)", message });
-    }
-    const existing = grafana.admin?.existingSecret;
-    if (typeof existing !== "string" || existing === "") {
-      const message =
-        `Helm release ${r.name}: values.grafana.admin.existingSecret is ${JSON.stringify(existing ?? null)}; without it Grafana ` +
-        `falls back to the chart's default password`;
-      out.push({ path: "values.grafana.admin.existingSecret", value: existing, message });
-    }
-    return out;
-  },
-});
 
 export const monitoringAlertingInProd = resourceRule<EnvConfig>({
   name: "monitoring-alerting-in-prod",
@@ -74,40 +42,6 @@ export const monitoringAlertingInProd = resourceRule<EnvConfig>({
         message: `Helm release ${r.name} (environment ${env}): ` + `values.alertmanager.enabled is ${JSON.stringify(enabled ?? null)}, must be true`,
       },
     ];
-  },
-});
-
-export const monitoringChartVersionPinned = resourceRule<{ charts: string[] }>({
-  name: "monitoring-chart-version-pinned",
-  domain: "monitoring",
-  description: "The monitoring Helm releases (kube-prometheus-stack, prometheus-adapter) pin an exact chart version and name their repository.",
-  prevents: "An unpinned chart upgrading itself on the next `pulumi up` (new CRDs, renamed values, changed alert rules) in the middle of an incident.",
-  remediationSteps: "Set triton-platform:monitoring.kubePrometheusStackVersion / prometheusAdapterVersion to an exact version such as 1.2.3.",
-  configSchema: {
-    properties: {
-      charts: {
-        type: "array",
-        items: { type: "string" },
-        default: [KUBE_PROMETHEUS_STACK_CHART.chart, PROMETHEUS_ADAPTER_CHART.chart],
-        description: "Charts this rule applies to.",
-      },
-    },
-  },
-  check: (r, { charts }) => {
-    const release = propsOf(r, HELM_RELEASE);
-    if (!release || !charts.includes(release.chart as string)) return NONE;
-    const out: Finding[] = [];
-    const version = release.version;
-    if (typeof version !== "string" || !EXACT_VERSION.test(version)) {
-      const message = `Helm release ${r.name} (chart ${release.chart}): version is ${JSON.stringify(version ?? null)}, must be an exact version such as 1.2.3`;
-      out.push({ path: "version", value: version, message });
-    }
-    if (!release.repositoryOpts?.repo) {
-      const message =
-        `Helm release ${r.name} (chart ${release.chart}): repositoryOpts.repo is missing, so the chart resolves from whatever repo ` + `is configured locally`;
-      out.push({ path: "repositoryOpts.repo", value: release.repositoryOpts?.repo, message });
-    }
-    return out;
   },
 });
 
@@ -474,11 +408,4 @@ export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
   },
 });
 
-export const monitoringRules: Rule[] = [
-  monitoringGrafanaAdminSecret,
-  monitoringAlertingInProd,
-  monitoringChartVersionPinned,
-  tritonMetricsScraped,
-  crdObjectsDependOnRelease,
-  monitoringCriticalAlertsNotify,
-];
+export const monitoringRules: Rule[] = [monitoringAlertingInProd, tritonMetricsScraped, crdObjectsDependOnRelease, monitoringCriticalAlertsNotify];

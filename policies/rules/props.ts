@@ -93,6 +93,13 @@ interface PropsByType {
   [T.IAM_ROLE]: Plain<Omit<RoleArgs, "inlinePolicies">> & { readonly inlinePolicies?: readonly { readonly name?: string; readonly policy?: unknown }[] };
   [T.IAM_ROLE_POLICY_ATTACHMENT]: Plain<RolePolicyAttachmentArgs>;
   [T.AWS_PROVIDER]: Omit<Plain<ProviderArgs>, "defaultTags"> & { readonly defaultTags?: unknown };
+  [T.IAM_POLICY]: { readonly name?: string; readonly namePrefix?: string; readonly policy?: unknown };
+  [T.BUCKET_OWNERSHIP_CONTROLS]: { readonly bucket?: string; readonly rule?: { readonly objectOwnership?: string } };
+  [T.BUCKET_LIFECYCLE]: {
+    readonly bucket?: string;
+    readonly rules?: readonly { readonly status?: string; readonly noncurrentVersionExpiration?: { readonly noncurrentDays?: number } }[];
+  };
+  [T.BUCKET_LOGGING]: { readonly bucket?: string; readonly targetBucket?: string };
 }
 export type PropsOf<Type extends keyof PropsByType> = PropsByType[Type];
 
@@ -138,15 +145,40 @@ export function podSpecsOf(r: Pick<Resource, "props">): { spec: PodSpec | undefi
   }
 }
 
+/** The three container lists of a pod spec, in the order Pod Security Admission visits them (policy/visitor.go). */
+export const CONTAINER_LISTS = ["initContainers", "containers", "ephemeralContainers"] as const;
+
+/** Every container of a pod spec (init, regular and ephemeral), each with its property path. */
+export function containersOf(spec: PodSpec | undefined, at: string): { c: Container; path: string; list: (typeof CONTAINER_LISTS)[number] }[] {
+  return CONTAINER_LISTS.flatMap((list) => (spec?.[list] ?? []).map((c, i) => ({ c: c ?? {}, path: `${at}.${list}[${i}]`, list })));
+}
+
+/** The pod template metadata of a workload (a Pod's own metadata; a CronJob's job template's pod template). */
+export function podMetadataOf(r: Pick<Resource, "props">): ObjectMeta {
+  const props = r.props as WorkloadProps;
+  switch (props.kind) {
+    case "Pod":
+      return props.metadata ?? {};
+    case "CronJob":
+      return props.spec?.jobTemplate?.spec?.template?.metadata ?? {};
+    default:
+      return props.spec?.template?.metadata ?? {};
+  }
+}
+
 /** The labels of a workload's pod template (Deployment, StatefulSet, DaemonSet: spec.template.metadata.labels). */
 export function podTemplateLabelsOf(r: Pick<Resource, "props">): Readonly<Record<string, string>> {
-  return (r.props as WorkloadProps).spec?.template?.metadata?.labels ?? {};
+  return podMetadataOf(r).labels ?? {};
 }
 
 /** An ingress permission as the three AWS resource shapes express it. */
 export interface Opening {
   /** Each source CIDR with its property path. */
   cidrs: { path: string; cidr: string }[];
+  /** Each source prefix list id with its property path. */
+  prefixLists: { path: string; id: string }[];
+  /** The security group the opening belongs to (its id as referenced), when the resource names it. */
+  group?: string;
   protocol: string;
   fromPort?: number;
   toPort?: number;
@@ -168,6 +200,8 @@ export function securityGroupIngressOf(r: Pick<Resource, "type" | "props">): Ope
     return [
       {
         cidrs: cidrsAt(standalone, ["cidrIpv4", "cidrIpv6"]),
+        prefixLists: cidrsAt(standalone, ["prefixListId"]).map(({ path, cidr }) => ({ path, id: cidr })),
+        group: standalone.securityGroupId,
         protocol: standalone.ipProtocol as string,
         fromPort: standalone.fromPort,
         toPort: standalone.toPort,
@@ -178,13 +212,21 @@ export function securityGroupIngressOf(r: Pick<Resource, "type" | "props">): Ope
   if (legacy) {
     if (legacy.type !== "ingress") return [];
     return [
-      { cidrs: cidrsAt(legacy, ["cidrBlocks", "ipv6CidrBlocks"]), protocol: legacy.protocol as string, fromPort: legacy.fromPort, toPort: legacy.toPort },
+      {
+        cidrs: cidrsAt(legacy, ["cidrBlocks", "ipv6CidrBlocks"]),
+        prefixLists: cidrsAt(legacy, ["prefixListIds"]).map(({ path, cidr }) => ({ path, id: cidr })),
+        group: legacy.securityGroupId,
+        protocol: legacy.protocol as string,
+        fromPort: legacy.fromPort,
+        toPort: legacy.toPort,
+      },
     ];
   }
   const group = propsOf(r, T.SECURITY_GROUP);
   if (group) {
     return (group.ingress ?? []).map((i, n) => ({
       cidrs: cidrsAt(i, ["cidrBlocks", "ipv6CidrBlocks"], `ingress[${n}].`),
+      prefixLists: cidrsAt(i, ["prefixListIds"], `ingress[${n}].`).map(({ path, cidr }) => ({ path, id: cidr })),
       protocol: i.protocol as string,
       fromPort: i.fromPort,
       toPort: i.toPort,

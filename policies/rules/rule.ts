@@ -23,7 +23,20 @@ export type Resource = Pick<ResourceValidationArgs, "type" | "props" | "urn" | "
 interface RuleInfo {
   readonly name: string;
   /** The domain the rule protects, and the file it lives in: policies/rules/<domain>.ts. */
-  readonly domain: "foundation" | "gpu-nodes" | "autoscaler" | "model-repository" | "triton" | "monitoring" | "gateway" | "firewall";
+  readonly domain:
+    | "foundation"
+    | "gpu-nodes"
+    | "autoscaler"
+    | "model-repository"
+    | "triton"
+    | "monitoring"
+    | "gateway"
+    | "firewall"
+    | "workloads"
+    | "exposure"
+    | "rbac"
+    | "iam"
+    | "secrets";
   readonly description: string;
   /** The failure in production the rule prevents. */
   readonly prevents: string;

@@ -1,42 +1,51 @@
-// Rules the Triton serving component makes enforceable. They read StatefulSets whose pods
-// carry TRITON_ALL_PODS (app.kubernetes.io/name=triton), so they also catch a Triton
-// workload someone adds by hand beside the component.
+// Rules the Triton serving component makes enforceable. They apply to a Triton container
+// (its command runs tritonserver, or its image is tritonserver) in any workload kind and any
+// container list, and to every replicated workload whose pods carry TRITON_ALL_PODS, so they
+// also catch a Triton Deployment or Job someone adds by hand beside the component. Running as
+// non-root and image pinning are properties of every workload: policies/rules/workloads.ts.
 import { GPU_RESOURCE as GPU } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { isTritonOptionRelease, parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { tritonReleaseOf } from "../../components/gpu/compatibility";
 import { quantityValue } from "../../lib/quantity";
-import { metadataOf, podTemplateLabelsOf, propsOf, type Container, type PropsOf } from "./props";
+import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf, type Container, type PodSpec, type PropsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { STATEFUL_SET as STS, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "./types";
-import { environmentsSchema, isTritonPodLabels, namespaceOf, objectNameOf, selects, type EnvConfig } from "./util";
+import { environmentsSchema, isTritonContainer, isTritonPodLabels, isWorkload, namespaceOf, objectNameOf, selects, type EnvConfig } from "./util";
 
 const ZONE = "topology.kubernetes.io/zone";
 const HOST = "kubernetes.io/hostname";
 
 type StatefulSet = PropsOf<typeof STS>;
 
-/** The props of a StatefulSet whose pods are Triton pods, else undefined. */
-function tritonStatefulSetOf(r: Pick<Resource, "type" | "props">): StatefulSet | undefined {
-  const sts = propsOf(r, STS);
-  return sts && isTritonPodLabels(sts.spec?.template?.metadata?.labels) ? sts : undefined;
+/** A Triton workload of any kind: its pods carry TRITON_ALL_PODS, or one of its containers runs tritonserver. */
+function isTritonWorkload(r: Pick<Resource, "type" | "props">): boolean {
+  if (!isWorkload(r)) return false;
+  if (isTritonPodLabels(podTemplateLabelsOf(r))) return true;
+  return podSpecsOf(r).some(({ spec, path }) => containersOf(spec, path).some(({ c }) => isTritonContainer(c)));
 }
 
-function describeSts(sts: StatefulSet, name: string): string {
-  return `StatefulSet ${sts.metadata?.namespace ? sts.metadata.namespace + "/" : ""}${sts.metadata?.name ?? name}`;
+function describeWorkload(r: Pick<Resource, "props" | "name">): string {
+  const m = metadataOf(r);
+  return `${(r.props as { kind?: string }).kind ?? "workload"} ${m.namespace ? m.namespace + "/" : ""}${m.name ?? r.name}`;
 }
 
-/** Containers of a pod template with their property paths. */
-function containers(sts: StatefulSet): { c: Container; path: string }[] {
-  return (sts.spec?.template?.spec?.containers ?? []).map((c, i) => ({ c, path: `spec.template.spec.containers[${i}]` }));
+/** The tritonserver containers (any container list) of any workload, with their pod spec and property paths. */
+function tritonContainersOf(r: Pick<Resource, "type" | "props">): { c: Container; path: string; spec: PodSpec; specPath: string }[] {
+  if (!isWorkload(r)) return [];
+  return podSpecsOf(r).flatMap(({ spec, path }) =>
+    spec ? containersOf(spec, path).flatMap(({ c, path: cp }) => (isTritonContainer(c) ? [{ c, path: cp, spec, specPath: path }] : [])) : [],
+  );
+}
+
+const REPLICATED_KINDS: readonly string[] = ["Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"];
+
+/** A replicated Triton workload (Deployment, StatefulSet, ReplicaSet, ReplicationController), its props read through the shared spec shape. */
+function replicatedTritonOf(r: Pick<Resource, "type" | "props">): StatefulSet | undefined {
+  return isTritonWorkload(r) && REPLICATED_KINDS.includes((r.props as { kind?: string }).kind as string) ? (r.props as StatefulSet) : undefined;
 }
 
 const commandLine = (c: Container): readonly string[] => [...(c.command ?? []), ...(c.args ?? [])];
-
-/** The tritonserver container(s): those whose command or first arg is tritonserver. */
-function tritonContainers(sts: StatefulSet): { c: Container; path: string }[] {
-  return containers(sts).filter(({ c }) => commandLine(c).some((a) => /(^|\/)tritonserver$/.test(a)));
-}
 
 /** The --flag=value arguments of a tritonserver container. */
 function flagArgs(c: Container): string[] {
@@ -56,21 +65,19 @@ export const tritonGpuLimitsEqualRequests = resourceRule({
   prevents: "A Triton pod scheduled without a GPU (CPU fallback or crash at model load), or one the API server rejects at rollout time.",
   remediationSteps: "Set resources.limits['nvidia.com/gpu'] (and requests, if set, to the same value): the group's gpu.count does this.",
   check: (r) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts) return NONE;
     const out: Finding[] = [];
-    for (const { c, path } of tritonContainers(sts)) {
+    for (const { c, path } of tritonContainersOf(r).filter((x) => !x.path.includes(".initContainers["))) {
       const limit = c.resources?.limits?.[GPU];
       const request = c.resources?.requests?.[GPU];
       if (limit === undefined || !(Number(limit) >= 1)) {
         const at = `${path}.resources.limits["${GPU}"]`;
-        out.push({ path: at, value: limit, message: `${describeSts(sts, r.name)}: ${at} is ${JSON.stringify(limit)}, must be an integer >= 1` });
+        out.push({ path: at, value: limit, message: `${describeWorkload(r)}: ${at} is ${JSON.stringify(limit)}, must be an integer >= 1` });
       } else if (request !== undefined && String(request) !== String(limit)) {
         const at = `${path}.resources.requests["${GPU}"]`;
         out.push({
           path: at,
           value: request,
-          message: `${describeSts(sts, r.name)}: ${at} is ${JSON.stringify(request)} but limits is ` + `${JSON.stringify(limit)}; they must be equal`,
+          message: `${describeWorkload(r)}: ${at} is ${JSON.stringify(request)} but limits is ` + `${JSON.stringify(limit)}; they must be equal`,
         });
       }
     }
@@ -85,12 +92,10 @@ export const tritonShmSized = resourceRule({
   prevents: "The 64 MiB default /dev/shm failing python-backend and large-batch requests, or an unbounded/oversized shm OOM-killing the pod.",
   remediationSteps: "Mount emptyDir {medium: Memory, sizeLimit: <shmSize>} at /dev/shm and keep shmSize below the memory limit (group keys shmSize, memory).",
   check: (r) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts) return NONE;
     const out: Finding[] = [];
-    const volumes = sts.spec?.template?.spec?.volumes ?? [];
-    for (const { c, path } of tritonContainers(sts)) {
-      const where = describeSts(sts, r.name);
+    for (const { c, path, spec, specPath } of tritonContainersOf(r).filter((x) => x.path.includes(".containers["))) {
+      const volumes = spec.volumes ?? [];
+      const where = describeWorkload(r);
       const mount = (c.volumeMounts ?? []).find((m) => m.mountPath === "/dev/shm");
       if (!mount) {
         out.push({
@@ -102,7 +107,7 @@ export const tritonShmSized = resourceRule({
       }
       const v = volumes.findIndex((x) => x.name === mount.name);
       const vol = volumes[v];
-      const volPath = `spec.template.spec.volumes[${v}]`;
+      const volPath = `${specPath}.volumes[${v}]`;
       const size = vol?.emptyDir?.sizeLimit;
       if (vol?.emptyDir?.medium !== "Memory" || !size) {
         const value = vol?.emptyDir ?? vol ?? null;
@@ -139,13 +144,11 @@ export const tritonStartupProbe = resourceRule<{ minStartupSeconds: number }>({
     `${startupSettings.minStartupSeconds.default}); raise the group's modelLoadBudgetSeconds (it sets failureThreshold).`,
   configSchema: { properties: startupSettings },
   check: (r, { minStartupSeconds }) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts) return NONE;
     const out: Finding[] = [];
-    for (const { c, path } of tritonContainers(sts)) {
+    for (const { c, path } of tritonContainersOf(r).filter((x) => x.path.includes(".containers["))) {
       const p = c.startupProbe;
       if (!p) {
-        out.push({ path: `${path}.startupProbe`, value: null, message: `${describeSts(sts, r.name)}: ${path}.startupProbe is missing` });
+        out.push({ path: `${path}.startupProbe`, value: null, message: `${describeWorkload(r)}: ${path}.startupProbe is missing` });
         continue;
       }
       // Kubernetes defaults: periodSeconds 10, failureThreshold 3.
@@ -154,77 +157,8 @@ export const tritonStartupProbe = resourceRule<{ minStartupSeconds: number }>({
         out.push({
           path: `${path}.startupProbe`,
           value: { periodSeconds: p.periodSeconds, failureThreshold: p.failureThreshold },
-          message: `${describeSts(sts, r.name)}: ${path}.startupProbe allows ${budget}s (periodSeconds × failureThreshold), below ${minStartupSeconds}s`,
+          message: `${describeWorkload(r)}: ${path}.startupProbe allows ${budget}s (periodSeconds × failureThreshold), below ${minStartupSeconds}s`,
         });
-      }
-    }
-    return out;
-  },
-});
-
-export const tritonImagePinned = resourceRule({
-  name: "triton-image-pinned",
-  domain: "triton",
-  description: "Triton containers run an image pinned to a release tag or a digest, never latest or untagged.",
-  prevents: "Pods on different nodes running different Triton releases after a re-pull, and unreviewed upgrades on restart.",
-  remediationSteps: "Set the group's image.tag to a release such as 25.01-py3 (optionally image.digest).",
-  check: (r) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts) return NONE;
-    const out: Finding[] = [];
-    for (const { c, path } of containers(sts)) {
-      const image = String(c.image ?? "");
-      const [repoTag, digest] = image.split("@");
-      const lastSlash = repoTag.lastIndexOf("/");
-      const colon = repoTag.indexOf(":", lastSlash + 1);
-      const tag = colon < 0 ? undefined : repoTag.slice(colon + 1);
-      if (digest ? !/^sha256:[a-f0-9]{64}$/.test(digest) : tag === undefined || tag === "latest" || tag === "") {
-        out.push({
-          path: `${path}.image`,
-          value: image,
-          message: `${describeSts(sts, r.name)}: ${path}.image is ${JSON.stringify(image)}, must ` + `carry a release tag (not latest) or a sha256 digest`,
-        });
-      }
-    }
-    return out;
-  },
-});
-
-export const tritonNonRoot = resourceRule({
-  name: "triton-non-root",
-  domain: "triton",
-  description: "Triton containers run as a non-root user without privilege escalation, with all capabilities dropped.",
-  prevents: "A compromised model or backend gaining root on a GPU node shared with other tenants' models.",
-  remediationSteps: "Set runAsNonRoot: true, runAsUser: 1000, allowPrivilegeEscalation: false, capabilities.drop: [ALL] (the component does).",
-  check: (r) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts) return NONE;
-    const out: Finding[] = [];
-    const pod = sts.spec?.template?.spec?.securityContext ?? {};
-    for (const { c, path } of containers(sts)) {
-      const sc = c.securityContext ?? {};
-      const where = describeSts(sts, r.name);
-      const at = `${path}.securityContext`;
-      const nonRoot = sc.runAsNonRoot ?? pod.runAsNonRoot;
-      const uid = sc.runAsUser ?? pod.runAsUser;
-      if (nonRoot !== true)
-        out.push({
-          path: `${at}.runAsNonRoot`,
-          value: nonRoot,
-          message: `${where}: ${at}.runAsNonRoot is ` + `${JSON.stringify(nonRoot)} (pod and container), must be true`,
-        });
-      if (uid === 0) out.push({ path: `${at}.runAsUser`, value: uid, message: `${where}: ${at}.runAsUser is 0 (root)` });
-      if (sc.allowPrivilegeEscalation !== false) {
-        const value = sc.allowPrivilegeEscalation;
-        out.push({
-          path: `${at}.allowPrivilegeEscalation`,
-          value,
-          message: `${where}: ${at}.allowPrivilegeEscalation is ` + `${JSON.stringify(value)}, must be false`,
-        });
-      }
-      if (!(sc.capabilities?.drop ?? []).includes("ALL")) {
-        const value = sc.capabilities?.drop;
-        out.push({ path: `${at}.capabilities.drop`, value, message: `${where}: ${at}.capabilities.drop is ${JSON.stringify(value)}, must include ALL` });
       }
     }
     return out;
@@ -238,10 +172,8 @@ export const tritonRealFlags = resourceRule({
   prevents: "A pod that crash-loops at start because tritonserver refuses a flag copied from a blog post, or silently keeps a deprecated behaviour.",
   remediationSteps: "Use the flags in components/upstream/tritonserver.ts (FLAGS); fix or remove the named flag in the group's extraArgs.",
   check: (r) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts) return NONE;
     const out: Finding[] = [];
-    for (const { c, path } of tritonContainers(sts)) {
+    for (const { c, path } of tritonContainersOf(r)) {
       // Checked against the image's release when the table covers it (a flag of a later release is refused), else any release.
       const release = tritonReleaseOf(String(c.image ?? ""));
       for (const a of flagArgs(c)) {
@@ -249,7 +181,7 @@ export const tritonRealFlags = resourceRule({
           parseFlag(a, { release: release !== undefined && isTritonOptionRelease(release) ? release : undefined });
         } catch (e) {
           if (!(e instanceof TritonFlagError)) throw e;
-          out.push({ path: `${path}.args`, value: a, message: `${describeSts(sts, r.name)}: ${path}.args has ${JSON.stringify(a)}: ${e.message}` });
+          out.push({ path: `${path}.args`, value: a, message: `${describeWorkload(r)}: ${path}.args has ${JSON.stringify(a)}: ${e.message}` });
         }
       }
     }
@@ -294,7 +226,7 @@ export const tritonPdbExists = stackRule({
     }
     const out: Finding[] = [];
     for (const r of resources) {
-      const sts = tritonStatefulSetOf(r);
+      const sts = replicatedTritonOf(r);
       if (!sts) continue;
       const ns = sts.metadata?.namespace;
       const labels = podTemplateLabelsOf(r);
@@ -304,7 +236,7 @@ export const tritonPdbExists = stackRule({
           path: "spec.template.metadata.labels",
           value: labels,
           message:
-            `${describeSts(sts, r.name)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)} ` +
+            `${describeWorkload(r)}: no PodDisruptionBudget in namespace ${ns} selects its pod labels ${JSON.stringify(labels)} ` +
             `(spec.template.metadata.labels)`,
           urn: r.urn,
         });
@@ -331,14 +263,14 @@ export const tritonMinReplicas = resourceRule<EnvConfig & { minReplicas: number 
   check: (r, cfg) => {
     if (!inEnvironments(r, cfg)) return NONE;
     const out: Finding[] = [];
-    const sts = tritonStatefulSetOf(r);
+    const sts = replicatedTritonOf(r);
     if (sts && sts.spec?.template?.metadata?.labels?.track !== "canary") {
       const n = sts.spec?.replicas ?? 1;
       if (n < cfg.minReplicas) {
         out.push({
           path: "spec.replicas",
           value: n,
-          message: `${describeSts(sts, r.name)}: spec.replicas is ${n}, must be >= ${cfg.minReplicas} ` + `in ${sts.metadata?.labels?.[ENVIRONMENT_LABEL]}`,
+          message: `${describeWorkload(r)}: spec.replicas is ${n}, must be >= ${cfg.minReplicas} ` + `in ${sts.metadata?.labels?.[ENVIRONMENT_LABEL]}`,
         });
       }
     }
@@ -365,7 +297,7 @@ export const tritonZoneSpread = resourceRule<EnvConfig>({
   remediationSteps: `Add topologySpreadConstraints on ${ZONE} (whenUnsatisfiable: DoNotSchedule) and ${HOST} (the component does).`,
   configSchema: { properties: { ...environmentsByLabel } },
   check: (r, cfg) => {
-    const sts = tritonStatefulSetOf(r);
+    const sts = replicatedTritonOf(r);
     if (!sts || !inEnvironments(r, cfg)) return NONE;
     const out: Finding[] = [];
     const path = "spec.template.spec.topologySpreadConstraints";
@@ -373,9 +305,9 @@ export const tritonZoneSpread = resourceRule<EnvConfig>({
     const zone = tsc.find((t) => t.topologyKey === ZONE);
     if (!zone || zone.whenUnsatisfiable !== "DoNotSchedule") {
       const has = zone ? `${ZONE} with whenUnsatisfiable ${zone.whenUnsatisfiable}` : `no ${ZONE}`;
-      out.push({ path, value: tsc, message: `${describeSts(sts, r.name)}: ${path} has ${has}; needs ${ZONE} with DoNotSchedule` });
+      out.push({ path, value: tsc, message: `${describeWorkload(r)}: ${path} has ${has}; needs ${ZONE} with DoNotSchedule` });
     }
-    if (!tsc.some((t) => t.topologyKey === HOST)) out.push({ path, value: tsc, message: `${describeSts(sts, r.name)}: ${path} has no ${HOST} constraint` });
+    if (!tsc.some((t) => t.topologyKey === HOST)) out.push({ path, value: tsc, message: `${describeWorkload(r)}: ${path} has no ${HOST} constraint` });
     return out;
   },
 });
@@ -388,10 +320,9 @@ export const tritonExplicitModelControl = resourceRule<EnvConfig>({
   remediationSteps: "Keep the group's modelControlMode explicit and list its models.",
   configSchema: { properties: { ...environmentsByLabel } },
   check: (r, cfg) => {
-    const sts = tritonStatefulSetOf(r);
-    if (!sts || !inEnvironments(r, cfg)) return NONE;
+    if (!isTritonWorkload(r) || !inEnvironments(r, cfg)) return NONE;
     const out: Finding[] = [];
-    for (const { c, path } of tritonContainers(sts)) {
+    for (const { c, path } of tritonContainersOf(r).filter((x) => x.path.includes(".containers["))) {
       const flags = flagArgs(c);
       const mode = flags.find((a) => a.startsWith("--model-control-mode="))?.split("=")[1];
       const loads = flags.filter((a) => a.startsWith("--load-model=")).map((a) => a.slice("--load-model=".length));
@@ -400,13 +331,13 @@ export const tritonExplicitModelControl = resourceRule<EnvConfig>({
         out.push({
           path: `${path}.args`,
           value,
-          message: `${describeSts(sts, r.name)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit`,
+          message: `${describeWorkload(r)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit`,
         });
       } else if (loads.length === 0 || loads.includes("*")) {
         out.push({
           path: `${path}.args`,
           value: loads,
-          message: `${describeSts(sts, r.name)}: ${path}.args loads ${loads.length ? "every model (*)" : "no model"}; name each model with --load-model`,
+          message: `${describeWorkload(r)}: ${path}.args loads ${loads.length ? "every model (*)" : "no model"}; name each model with --load-model`,
         });
       }
     }
@@ -449,8 +380,6 @@ export const tritonRules: Rule[] = [
   tritonGpuLimitsEqualRequests,
   tritonShmSized,
   tritonStartupProbe,
-  tritonImagePinned,
-  tritonNonRoot,
   tritonRealFlags,
   tritonPdbExists,
   tritonMinReplicas,

@@ -1,7 +1,7 @@
 // Helpers shared by the rule modules (no rule lives here). Rules read resource inputs as
 // the engine sees them; typed views of those inputs are in ./props.
 import type { PolicyResource } from "@pulumi/policy";
-import { TRITON_ALL_PODS } from "../../components/contracts";
+import { MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE, TRITON_ALL_PODS } from "../../components/contracts";
 import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
 import { HELM_RELEASE, SERVICE, STATEFUL_SET } from "./types";
 
@@ -149,3 +149,45 @@ export function servicesFor(resources: readonly PolicyResource[], ns: string, la
   const pos = positionsOf(resources);
   return out.sort((a, b) => pos.get(a)! - pos.get(b)!);
 }
+
+// ---- workloads of every kind ---------------------------------------------------------------
+
+/** Kubernetes kinds that carry a pod template (or are a Pod), as their manifests' `kind`. */
+export const WORKLOAD_KINDS: readonly string[] = ["Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "ReplicationController"];
+
+/** A Kubernetes workload of any kind (a Pod or anything with a pod template). */
+export function isWorkload(r: Pick<PolicyResource, "type" | "props">): boolean {
+  const props = r.props as { apiVersion?: unknown; kind?: unknown };
+  return isK8sObject(r.type, props) && WORKLOAD_KINDS.includes(props.kind as string);
+}
+
+/** A tritonserver container: its command line runs tritonserver, or its image is a tritonserver image (any registry, tag or digest). */
+export function isTritonContainer(c: { command?: readonly string[]; args?: readonly string[]; image?: string }): boolean {
+  const line = [...(c.command ?? []), ...(c.args ?? [])];
+  if (line.some((a) => typeof a === "string" && /(^|\/)tritonserver$/.test(a))) return true;
+  const repo = String(c.image ?? "").split("@")[0];
+  const name = repo.slice(repo.lastIndexOf("/") + 1).split(":")[0];
+  return name === "tritonserver";
+}
+
+/** Triton workloads of every kind: pod labels carrying TRITON_ALL_PODS. */
+export function tritonWorkloads(resources: readonly PolicyResource[]): PolicyResource[] {
+  return resources.filter((r) => isWorkload(r) && isTritonPodLabels(podTemplateLabelsOf(r)));
+}
+
+/** Setting shared by the rules that exempt node-agent namespaces (their pods need the host by design). */
+export interface PrivilegedNamespacesConfig {
+  privilegedNamespaces: string[];
+}
+
+/** Namespaces whose workloads the stack lets run outside Pod Security "restricted" (node agents installed by Helm charts). */
+export const privilegedNamespacesSchema = {
+  privilegedNamespaces: {
+    type: "array",
+    items: { type: "string" },
+    default: ["kube-system", "gpu-operator", MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE],
+    description:
+      "Namespaces exempt from Pod Security restricted (node agents: GPU Operator, node-exporter, CSI drivers; monitoring enforces baseline). " +
+      "Triton containers are checked everywhere.",
+  },
+} as const;

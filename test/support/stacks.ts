@@ -364,6 +364,8 @@ const LEVELS: Record<Shape, Levels> = {
     "gateway-mirror-percent-within-max": { maxPercent: 50 },
     "gateway-canary-traffic-within-max": { maxPercent: 50 },
     "gateway-canary-mirrored": "advisory",
+    "s3-access-logging": "advisory",
+    "image-pull-always-with-tag": "advisory",
     "triton-min-replicas": { environments: ["staging"], minReplicas: 2 },
     "gpu-nodes-span-zones": { environments: ["staging"], minZones: 2 },
     "autoscaler-present-for-scaling-node-groups": "mandatory",
@@ -371,6 +373,8 @@ const LEVELS: Record<Shape, Levels> = {
   prod: {
     all: "mandatory",
     "gateway-mirror-percent-within-max": { maxPercent: 25 },
+    "s3-access-logging": "advisory",
+    "image-pull-always-with-tag": "advisory",
     "triton-min-replicas": { environments: ["prod"], minReplicas: 3 },
     "gpu-nodes-span-zones": { environments: ["prod"], minZones: 3 },
     "autoscaler-present-for-scaling-node-groups": "mandatory",

@@ -23,7 +23,14 @@ export function countByType(resources: RecordedResource[]): Record<string, numbe
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export function stackReport(stack: string, resources: RecordedResource[], violations: Violation[], outDir?: string, capacity?: CapacityPlan, programWarnings: string[] = []): StackReport {
+export function stackReport(
+  stack: string,
+  resources: RecordedResource[],
+  violations: Violation[],
+  outDir?: string,
+  capacity?: CapacityPlan,
+  programWarnings: string[] = [],
+): StackReport {
   return {
     stack,
     outDir,
