@@ -79,7 +79,7 @@ describe("plan diff against a base revision", function () {
     git(dir, "commit", "-q", "-m", "base");
     // Recorded once through the real path: temporary worktree, shared node_modules.
     const plans = await recordAtRef(dir, "HEAD", [STACK]);
-    base = plans.get(STACK)!;
+    base = plans.get(STACK) as RecordedPlan;
     assert.ok(base && base.resources.length > 0, "the base stack was planned");
   });
 
