@@ -83,7 +83,12 @@ export async function recordBaseStack(baseRoot: string, stack: string, layout: (
     return null;
   const stackFile = readStackFile(baseRoot, stack);
   const run = await recordStack(layout(baseRoot), readProjectName(baseRoot), stackFile);
-  return { resources: run.resources, secretFingerprints: run.secretFingerprints, secureFingerprints: stackFile.secureFingerprints, values: stackFile.values ?? {} };
+  return {
+    resources: run.resources,
+    secretFingerprints: run.secretFingerprints,
+    secureFingerprints: stackFile.secureFingerprints,
+    values: stackFile.values ?? {},
+  };
 }
 
 /**
@@ -104,7 +109,7 @@ export async function recordAtRef(
         plans.set(stack, await recordBaseStack(baseRoot, stack, layout));
       } catch (e) {
         if (isSettingsError(e) || (e instanceof Error && e.name === UsageError.name)) {
-          plans.set(stack, { error: (e as Error).message });
+          plans.set(stack, { error: e.message });
           continue;
         }
         (e as Error).message = `--base ${ref}: stack ${stack} does not plan at that revision: ${(e as Error).message}`;

@@ -385,7 +385,8 @@ function aliasCandidates(r: RecordedResource, byUrn: ReadonlyMap<string, Recorde
       // The engine's inherited aliases: the child under each old parent URN, its name's parent prefix renamed as well.
       out.push(aliasUrn(r, { parentUrn: pu }));
       const oldParentName = pu.split("::").slice(3).join("::");
-      if (r.name.startsWith(parent.name) && oldParentName !== parent.name) out.push(aliasUrn(r, { parentUrn: pu, name: oldParentName + r.name.slice(parent.name.length) }));
+      if (r.name.startsWith(parent.name) && oldParentName !== parent.name)
+        out.push(aliasUrn(r, { parentUrn: pu, name: oldParentName + r.name.slice(parent.name.length) }));
     }
   }
   memo.set(r.urn, out);
@@ -419,7 +420,9 @@ function lossWarnings(op: "delete" | "replace", r: RecordedResource, renamedTo?:
   const gone = op === "delete" ? "deleted" : "deleted and re-created";
   const aliasHint = renamedTo
     ? ` If \`${r.name}\` was renamed to \`${renamedTo.name}\`, give the new one \`aliases: [{ name: "${r.name}" }]\` so Pulumi keeps it${
-        r.type === SERVING_GROUP || r.type === STATEFUL_SET ? " (its Kubernetes objects are still re-created when their metadata.name changes: bring the new group up and move traffic before removing the old)" : ""
+        r.type === SERVING_GROUP || r.type === STATEFUL_SET
+          ? " (its Kubernetes objects are still re-created when their metadata.name changes: bring the new group up and move traffic before removing the old)"
+          : ""
       }.`
     : "";
   if (r.type === SERVING_GROUP) {
@@ -428,15 +431,24 @@ function lossWarnings(op: "delete" | "replace", r: RecordedResource, renamedTo?:
       message: `serving group \`${r.name}\` is ${gone}: its StatefulSets, Services and pods go, and requests routed to it fail until clients move.${aliasHint}`,
     });
   } else if (r.type === STATEFUL_SET) {
-    out.push({ kind: "downtime", message: `StatefulSet \`${metadataName(r) ?? r.name}\` is ${gone}: every pod of it stops${op === "replace" ? " at once (no rolling update)" : ""}.${aliasHint}` });
+    out.push({
+      kind: "downtime",
+      message: `StatefulSet \`${metadataName(r) ?? r.name}\` is ${gone}: every pod of it stops${op === "replace" ? " at once (no rolling update)" : ""}.${aliasHint}`,
+    });
   } else if (DATA_TYPES.has(r.type)) {
     const force = r.props.forceDestroy === true;
-    const what = r.type.startsWith("aws:s3/") ? "bucket and every object in it" : r.type.startsWith("aws:efs/") ? "file system and its files" : "volume and its data";
+    const what = r.type.startsWith("aws:s3/")
+      ? "bucket and every object in it"
+      : r.type.startsWith("aws:efs/")
+        ? "file system and its files"
+        : "volume and its data";
     out.push({
       kind: "data",
       message:
         `${r.type.split(":").pop()} \`${r.name}\` is ${gone}: the ${what} ${op === "delete" ? "are lost" : "are lost (the new one starts empty)"}` +
-        (r.type.startsWith("aws:s3/") && !force ? " (without forceDestroy the provider refuses to delete a non-empty bucket, so `pulumi up` fails there)" : "") +
+        (r.type.startsWith("aws:s3/") && !force
+          ? " (without forceDestroy the provider refuses to delete a non-empty bucket, so `pulumi up` fails there)"
+          : "") +
         `.${aliasHint}`,
     });
   } else if (aliasHint) {
@@ -498,7 +510,8 @@ export function diffResources(
       if (props.some((c) => !c.ignored && (roc === "*" || ignoreCovers(segs, c.at ?? [])))) reasons.push(`${roc} (replaceOnChanges)`);
     }
     for (const c of props) {
-      if (!c.ignored && reasons.some((p) => overlaps(c.path, p.replace(/ \(replaceOnChanges\)$/, "")) || (p === "* (replaceOnChanges)"))) c.forcesReplacement = true;
+      if (!c.ignored && reasons.some((p) => overlaps(c.path, p.replace(/ \(replaceOnChanges\)$/, "")) || p === "* (replaceOnChanges)"))
+        c.forcesReplacement = true;
     }
     const live = props.filter((c) => !c.ignored);
     const op: ResourceChange["op"] = reasons.length > 0 ? "replace" : live.length > 0 || renamedFrom ? "update" : "none";
@@ -516,12 +529,15 @@ export function diffResources(
       } else {
         const w = lossWarnings("replace", r);
         if (e.deleteBeforeReplace) w.push({ kind: "downtime", message: "deleteBeforeReplace: the old object is deleted before the new one exists." });
-        if (r.options?.protect) w.push({ kind: "blocked", message: "protected (protect: true): `pulumi up` refuses to replace it; unprotect it first if this is intended." });
+        if (r.options?.protect)
+          w.push({ kind: "blocked", message: "protected (protect: true): `pulumi up` refuses to replace it; unprotect it first if this is intended." });
         if (w.length) e.warnings = w;
       }
     }
     changes.push(e);
   }
+  // Positions were for matching options' paths; what is reported is the path by identity.
+  for (const c of changes) for (const p of c.changes) delete p.at;
   // Deletes last, in the base's order (Pulumi deletes after creating and updating).
   const sameKind = (a: RecordedResource, b: ResourceChange) =>
     a.type === b.type && (a.parent?.split("::")[2] ?? "") === (headByUrn.get(b.urn)?.parent?.split("::")[2] ?? "");
@@ -530,7 +546,8 @@ export function diffResources(
     const e = entry("delete", r);
     const created = creates.filter((c) => sameKind(r, c));
     const w = lossWarnings("delete", r, created.length === 1 ? headByUrn.get(created[0].urn) : undefined);
-    if (r.options?.protect) w.push({ kind: "blocked", message: "protected (protect: true): `pulumi up` refuses to delete it; unprotect it first if this is intended." });
+    if (r.options?.protect)
+      w.push({ kind: "blocked", message: "protected (protect: true): `pulumi up` refuses to delete it; unprotect it first if this is intended." });
     if (r.options?.retainOnDelete) w.push({ kind: "note", message: "retainOnDelete: Pulumi stops managing it; the object itself stays." });
     if (w.length) e.warnings = w;
     changes.push(e);
