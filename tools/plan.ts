@@ -9,6 +9,7 @@
 // replacements, deletes, policy violations new/fixed).
 // --output FILE writes the JSON report (whatever the terminal format); --sarif FILE writes
 // SARIF 2.1.0 for GitHub code scanning.
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { EXIT_USAGE, exitCode, jsonDocument, parseArgs, runCli } from "./planner/cli";
@@ -95,7 +96,11 @@ runCli(async () => {
     }
   }
 
-  const doc = () => jsonDocument(reports.map((r) => ({ ...r, ...(diffs.has(r.stack) ? { diff: diffs.get(r.stack) } : {}) })) as StackReport[], base ? { base } : {});
+  const doc = () =>
+    jsonDocument(
+      reports.map((r) => ({ ...r, ...(diffs.has(r.stack) ? { diff: diffs.get(r.stack) } : {}) })),
+      base ? { base } : {},
+    );
   if (outputFile) {
     fs.mkdirSync(path.dirname(outputFile), { recursive: true });
     fs.writeFileSync(outputFile, doc());
@@ -105,13 +110,17 @@ runCli(async () => {
     const { sarifLog, stackFileOf } = require("./planner/sarif") as typeof import("./planner/sarif");
     const top = (() => {
       try {
-        return fs.realpathSync(require("node:child_process").execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: ROOT, encoding: "utf8" }).trim());
+        return fs.realpathSync(execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: ROOT, encoding: "utf8" }).trim());
       } catch {
         return ROOT; // not a git checkout: paths relative to the project
       }
     })();
     const log = sarifLog(
-      reports.map((report) => ({ report, resources: plans.get(report.stack)?.resources ?? [], stackFile: stackFileOf(fs.realpathSync(ROOT), report.stack, top) })),
+      reports.map((report) => ({
+        report,
+        resources: plans.get(report.stack)?.resources ?? [],
+        stackFile: stackFileOf(fs.realpathSync(ROOT), report.stack, top),
+      })),
       REPOSITORY.rules(),
       { projectName: readProjectName(ROOT), configKeys: REPOSITORY.configKeys },
     );
@@ -128,7 +137,9 @@ runCli(async () => {
   } else if (base) {
     /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only with --base */
     const { formatDiffText } = require("./planner/diff") as typeof import("./planner/diff");
-    process.stdout.write(reports.map((r) => (diffs.has(r.stack) ? `${formatDiffText(diffs.get(r.stack)!)}\n` : "") + formatText(r, { verbose })).join("\n\n") + "\n");
+    process.stdout.write(
+      reports.map((r) => (diffs.has(r.stack) ? `${formatDiffText(diffs.get(r.stack)!)}\n` : "") + formatText(r, { verbose })).join("\n\n") + "\n",
+    );
   } else {
     process.stdout.write(reports.map((r) => formatText(r, { verbose })).join("\n\n") + "\n");
   }

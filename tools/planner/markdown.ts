@@ -50,7 +50,8 @@ function changeCell(p: PropertyChange, r: ResourceChange): string {
   const ignored = p.ignored ? ` — _ignored: ${p.ignored}_` : "";
   if (p.secret) return `${code(p.path)}: ${MASK} changed (secret, value not shown)${flag}${ignored}`;
   if (p.lines) return `${code(p.path)}: see the diff below${flag}${ignored}`;
-  if (isBlock(p.old) || isBlock(p.new)) return `${code(p.path)}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}, see below${flag}${ignored}`;
+  if (isBlock(p.old) || isBlock(p.new))
+    return `${code(p.path)}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}, see below${flag}${ignored}`;
   return `${code(p.path)}: ${code(showValue(p.old))} → ${code(showValue(p.new))}${flag}${ignored}`;
 }
 
@@ -95,9 +96,15 @@ function violationMark(diff: StackDiff | undefined, v: { policy: string; urn: st
 function violations(r: StackReport, diff?: StackDiff): string[] {
   const fixed = diff?.policy?.fixed ?? [];
   if (r.violations.length === 0 && fixed.length === 0) return [];
-  const out = ["", `**Policy violations (${r.violations.length})**${diff?.policy ? ` — ${diff.policy.new.length} new, ${fixed.length} fixed, ${diff.policy.unchanged.length} already on the base` : ""}`, ""];
+  const out = [
+    "",
+    `**Policy violations (${r.violations.length})**${diff?.policy ? ` — ${diff.policy.new.length} new, ${fixed.length} fixed, ${diff.policy.unchanged.length} already on the base` : ""}`,
+    "",
+  ];
   for (const v of r.violations) {
-    out.push(`- ${violationMark(diff, v)}**${v.level}** ${code(v.policy)} on ${code(v.resource)}${v.path ? ` at ${code(v.path)}` : ""}: ${v.message.replace(/\r?\n/g, " ")}`);
+    out.push(
+      `- ${violationMark(diff, v)}**${v.level}** ${code(v.policy)} on ${code(v.resource)}${v.path ? ` at ${code(v.path)}` : ""}: ${v.message.replace(/\r?\n/g, " ")}`,
+    );
     if (v.remediation) out.push(`  - Fix: ${v.remediation.replace(/\r?\n/g, " ")}`);
   }
   for (const v of fixed) out.push(`- ✅ fixed: ~~${v.level} ${code(v.policy)} on ${code(v.resource)}~~`);

@@ -107,7 +107,11 @@ export interface SarifStack {
 }
 
 /** The SARIF log of planned stacks. */
-export function sarifLog(stacks: readonly SarifStack[], rules: readonly Rule[], opts: { projectName: string; configKeys: Readonly<Record<string, string>>; version?: string }) {
+export function sarifLog(
+  stacks: readonly SarifStack[],
+  rules: readonly Rule[],
+  opts: { projectName: string; configKeys: Readonly<Record<string, string>>; version?: string },
+) {
   const ruleIndex = new Map(rules.map((r, i) => [r.name, i]));
   const results = stacks.flatMap(({ report, resources, stackFile }) =>
     report.violations.map((v) => {
