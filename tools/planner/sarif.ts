@@ -29,7 +29,7 @@ export interface Position {
 /** `triton.groups[name=vision].image.tag` as steps: keys, and list items by identity. */
 function steps(key: string): ({ key: string } | { id: string; value: string })[] {
   const out: ({ key: string } | { id: string; value: string })[] = [];
-  const re = /\.?([A-Za-z0-9_-]+)|\[([A-Za-z]+)=([^\]]+)\]/y;
+  const re = /\.?([A-Za-z0-9_:-]+)|\[([A-Za-z]+)=([^\]]+)\]/y;
   let m: RegExpExecArray | null;
   while (re.lastIndex < key.length && (m = re.exec(key))) out.push(m[1] !== undefined ? { key: m[1] } : { id: m[2], value: m[3] });
   return out;
