@@ -8,8 +8,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import Ajv4 from "ajv-draft-04";
-import { fixtureYaml, plan, runTool, tempProject, ROOT } from "./helpers";
-import { REPORT_SCHEMA_VERSION } from "../tools/planner/report";
+import { fixtureStack, fixtureYaml, plan, planFixture, runTool, tempProject, ROOT } from "./helpers";
+import { formatText, REPORT_SCHEMA_VERSION, REPORT_SECTIONS, type SectionBuilder, type StackReport } from "../tools/planner/report";
+import { planMarkdown } from "../tools/planner/markdown";
 import { locateConfigKey } from "../tools/planner/sarif";
 import { rules } from "../policies/rules";
 
@@ -176,5 +177,35 @@ describe("plan artifacts per stack", function () {
       p.resources.reduce((n, r) => n + r.dependencies.filter((d) => d !== root).length, 0),
     );
     assert.equal((body.match(/\bsubgraph\b/g) ?? []).length, (body.match(/^\s*end$/gm) ?? []).length);
+  });
+});
+
+describe("plan report: sections first, counts by type behind --verbose", function () {
+  this.timeout(60_000);
+
+  it("prints a registered section before the policies, in text, Markdown and JSON", async () => {
+    const seen: string[] = [];
+    const builder: SectionBuilder = (input) => {
+      seen.push(input.stack);
+      const groups = input.resources.filter((r) => r.type === "triton-platform:triton:TritonServer").map((r) => r.name);
+      return { id: "summary", title: "summary", text: [`serving groups: ${groups.join(", ")}`], data: { groups } };
+    };
+    REPORT_SECTIONS.push(builder);
+    let report: StackReport;
+    try {
+      report = (await planFixture(fixtureStack("dev"))).report;
+    } finally {
+      REPORT_SECTIONS.splice(REPORT_SECTIONS.indexOf(builder), 1);
+    }
+    assert.deepEqual(seen, ["dev"]);
+    assert.deepEqual(report.sections, [{ id: "summary", title: "summary", text: ["serving groups: vision"], data: { groups: ["vision"] } }]);
+    const text = formatText(report);
+    assert.ok(text.indexOf("serving groups: vision") < text.indexOf("policies:"), text);
+    assert.doesNotMatch(text, /kubernetes:apps\/v1:StatefulSet/, "no counts by type without --verbose");
+    assert.match(formatText(report, { verbose: true }), /\s+1 {2}kubernetes:apps\/v1:StatefulSet/);
+    const md = planMarkdown([report]);
+    assert.match(md, /### `dev`: \d+ resources; ✅ policies pass\n\n\*\*summary\*\*\n\n- serving groups: vision/);
+    assert.doesNotMatch(md, /resources by type/);
+    assert.match(planMarkdown([report], undefined, undefined, { verbose: true }), /resources by type/);
   });
 });

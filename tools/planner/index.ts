@@ -11,7 +11,7 @@ import { kubernetesManifests, writeManifests, type Manifest } from "./manifests"
 import { checkPolicyConfig, evaluatePolicies, levelOf, type Violation } from "./policy";
 import { projectAt, REPOSITORY, type Project } from "./project";
 import { recordStack, type RecordedResource } from "./record";
-import { buildSections, stackReport, type StackReport } from "./report";
+import { buildSections, REPORT_SECTIONS, stackReport, type StackReport } from "./report";
 import { readProjectName, readStackFile, type StackConfig } from "./stackfile";
 
 export { listStacks, readProjectName, readStackFile, stackConfigOf, UsageError, type StackConfig, type StackFile } from "./stackfile";
@@ -85,7 +85,10 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
     writeManifests(path.join(outDir, "manifests"), manifests);
   }
   const artifacts = outDir ? writeArtifacts(outDir, run.resources) : undefined;
-  const sections = buildSections({ stack: stack.stack, config: stack.config, resources: run.resources, outputs: run.outputs, violations, rules });
+  const sections = buildSections(
+    { stack: stack.stack, config: stack.config, secretKeys: stack.secretKeys, resources: run.resources, outputs: run.outputs, violations, rules },
+    [...REPORT_SECTIONS, ...(project.sections ?? [])],
+  );
   return {
     report: stackReport(stack.stack, run.resources, violations, outDir, { levelsFile, rules, sections, ...(artifacts ? { artifacts } : {}) }),
     resources: run.resources,

@@ -8,6 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Rule } from "../../policies/rules/rule";
 import { INVOKES, computedOutputs, fakeId, type Invoke } from "./fakes";
+import type { SectionBuilder } from "./report";
 
 /** What the planner fakes for a project's program: invoke answers and provider-computed outputs. */
 export interface Fakes {
@@ -39,6 +40,8 @@ export interface Project {
    * locates the violation in Pulumi.<stack>.yaml. A rule not listed is located at `config:`.
    */
   configKeys: Readonly<Record<string, string>>;
+  /** Sections printed first in each stack's report (the summary), after the planner's REPORT_SECTIONS; see report.ts. */
+  sections?: readonly SectionBuilder[];
 }
 
 /** This repository's rules → the setting each is fixed in (see Project.configKeys; key names from components/<c>/schema.ts). */

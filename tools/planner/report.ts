@@ -30,6 +30,8 @@ export interface SectionInput {
   stack: string;
   /** `namespace:key` → string, as the program saw it (secure: values are placeholders). */
   config: Record<string, string>;
+  /** The keys marked secret (with stack and config: what the project's loadConfig takes). */
+  secretKeys: readonly string[];
   resources: readonly RecordedResource[];
   outputs: Record<string, unknown>;
   violations: readonly Violation[];
@@ -39,9 +41,10 @@ export interface SectionInput {
 export type SectionBuilder = (input: SectionInput) => ReportSection | undefined;
 
 /**
- * The hook for sections printed first in every plan, in this order. Empty here: the human
- * summary (region, GPU node groups, serving groups, capacity, cost, ...) registers its
- * builder(s) in this list. A builder must be cheap (it runs in every plan) and pure.
+ * The hook for sections printed first in every plan, in this order, before the project's own
+ * (Project.sections). Empty here: the human summary (region, GPU node groups, serving groups,
+ * capacity, cost, ...) registers its builder(s) in this list or in the project. A builder
+ * must be cheap (it runs in every plan) and pure.
  */
 export const REPORT_SECTIONS: SectionBuilder[] = [];
 
