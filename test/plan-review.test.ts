@@ -12,6 +12,7 @@ import type { RecordedResource } from "../tools/planner";
 import {
   diffConfig,
   diffResources,
+  displayPath,
   formatDiffText,
   identityField,
   policyDelta,
@@ -200,6 +201,15 @@ describe("plan review: list items are matched by identity", () => {
       c.changes.map((p) => p.path),
       ["spec.template.spec.containers[name=triton].ports[containerPort=8002]"],
     );
+  });
+
+  it("shortens a long path to its root, outermost and innermost items (the JSON keeps it whole)", () => {
+    const long =
+      'data["envoy.json"].static_resources.listeners[name=http].filter_chains[0].filters[name=envoy.filters.network.http_connection_manager]' +
+      ".typed_config.route_config.virtual_hosts[name=triton].routes[name=vision-http].route.timeout";
+    assert.equal(displayPath(long), 'data["envoy.json"] … listeners[name=http] … routes[name=vision-http].route.timeout');
+    for (const p of ["spec.template.spec.containers[name=triton].image", 'data["envoy.json"].static_resources.clusters[name=triton-text]'])
+      assert.equal(displayPath(p), p, "short paths stay whole");
   });
 
   it("shows a flag added to a command line as one + line", () => {

@@ -451,8 +451,6 @@ function lossWarnings(op: "delete" | "replace", r: RecordedResource, renamedTo?:
           : "") +
         `.${aliasHint}`,
     });
-  } else if (aliasHint) {
-    out.push({ kind: "note", message: aliasHint.trim() });
   }
   return out;
 }
@@ -642,6 +640,22 @@ export function showValue(v: unknown, max = Infinity): string {
   return s.length > max ? s.slice(0, max - 1) + "…" : s;
 }
 
+/**
+ * A long path as a reviewer scans it: the root key, the outermost and the innermost list
+ * items by identity, and what follows (`data["envoy.json"] … listeners[name=http] …
+ * routes[name=vision-http].route.timeout`). The JSON report keeps the whole path.
+ */
+export function displayPath(p: string, max = 100): string {
+  if (p.length <= max) return p;
+  const ids = [...p.matchAll(/\.?[A-Za-z_$][\w$]*\[[A-Za-z_]+=(?:"(?:[^"\\]|\\.)*"|[^\]]*)\]/g)];
+  if (ids.length < 3) return p;
+  const root = /^[A-Za-z_$][\w$]*(\["(?:[^"\\]|\\.)*"\])?/.exec(p)?.[0] ?? "";
+  const first = ids[0];
+  const last = ids[ids.length - 1];
+  const strip = (m: string) => m.replace(/^\./, "");
+  return `${root} … ${strip(first[0])} … ${strip(p.slice(last.index))}`;
+}
+
 /** Objects and lists are shown as an indented JSON block, not squeezed onto one line. */
 export function isBlock(v: unknown): boolean {
   return v !== null && typeof v === "object";
@@ -677,15 +691,16 @@ function blockLines(v: unknown, indent: string): string[] {
 function propertyText(p: PropertyChange, r: ResourceChange): string[] {
   const flag = p.forcesReplacement && !r.contentHashed ? "  [forces replacement]" : "";
   const ignored = p.ignored ? ` — ignored: ${p.ignored}` : "";
-  if (p.lines) return [`        ${p.path}:${flag}${ignored}`, ...p.lines.map((l) => `          ${l}`)];
-  if (p.secret) return [`        ${p.path}: ${MASK} → ${MASK} (secret changed)${flag}${ignored}`];
+  const at = displayPath(p.path);
+  if (p.lines) return [`        ${at}:${flag}${ignored}`, ...p.lines.map((l) => `          ${l}`)];
+  if (p.secret) return [`        ${at}: ${MASK} → ${MASK} (secret changed)${flag}${ignored}`];
   if (isBlock(p.old) || isBlock(p.new)) {
-    const out = [`        ${p.path}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}${flag}${ignored}`];
+    const out = [`        ${at}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}${flag}${ignored}`];
     if (p.kind !== "add") out.push(...(p.kind === "change" ? ["          was:"] : []), ...blockLines(p.old, "          "));
     if (p.kind !== "remove") out.push(...(p.kind === "change" ? ["          now:"] : []), ...blockLines(p.new, "          "));
     return out;
   }
-  return [`        ${p.path}: ${showValue(p.old)} → ${showValue(p.new)}${flag}${ignored}`];
+  return [`        ${at}: ${showValue(p.old)} → ${showValue(p.new)}${flag}${ignored}`];
 }
 
 /** The terminal rendering of one stack's diff: config keys first, then policy changes, then resources. */

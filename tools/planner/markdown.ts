@@ -5,7 +5,7 @@
 // as diff blocks and new objects as JSON blocks. GitHub-flavoured Markdown, as rendered in a
 // PR comment or a job summary.
 import { MASK } from "./fakes";
-import { configLine, isBlock, replaceNote, showValue, summaryLine, type PropertyChange, type ResourceChange, type StackDiff } from "./diff";
+import { configLine, displayPath, isBlock, replaceNote, showValue, summaryLine, type PropertyChange, type ResourceChange, type StackDiff } from "./diff";
 import { rulesLine, type StackReport } from "./report";
 
 /** The marker the CI's sticky comment is found by (the first line of every body). */
@@ -45,7 +45,8 @@ function verdict(r: StackReport): string {
   return "✅ policies pass";
 }
 
-function changeCell(p: PropertyChange, r: ResourceChange): string {
+function changeCell(p0: PropertyChange, r: ResourceChange): string {
+  const p = { ...p0, path: displayPath(p0.path) };
   const flag = p.forcesReplacement && !r.contentHashed ? " ⚠️ forces replacement" : "";
   const ignored = p.ignored ? ` — _ignored: ${p.ignored}_` : "";
   if (p.secret) return `${code(p.path)}: ${MASK} changed (secret, value not shown)${flag}${ignored}`;
@@ -72,7 +73,7 @@ function valueBlocks(changes: readonly ResourceChange[]): string[] {
   const out: string[] = [];
   for (const r of changes) {
     for (const p of r.changes) {
-      const head = `**${cell(r.name)}** ${code(p.path)}${p.forcesReplacement && !r.contentHashed ? " (forces replacement)" : ""}${p.ignored ? ` (ignored: ${p.ignored})` : ""}`;
+      const head = `**${cell(r.name)}** ${code(displayPath(p.path))}${p.forcesReplacement && !r.contentHashed ? " (forces replacement)" : ""}${p.ignored ? ` (ignored: ${p.ignored})` : ""}`;
       if (p.lines) {
         out.push("", head, "", ...fenced("diff", p.lines.map((l) => (l.startsWith("  …") ? "  …" : l)).join("\n")));
       } else if (!p.secret && (isBlock(p.old) || isBlock(p.new))) {
@@ -139,7 +140,21 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
   }
   lines.push(...sections(r));
   if (diff && !diff.baseError) {
-    if (diff.config.length) lines.push("", `**Stack file changes (\`Pulumi.${r.stack}.yaml\`)**`, "", ...diff.config.map((c) => `- ${code(configLine(c))}`));
+    if (diff.config.length) {
+      lines.push("", `**Stack file changes (\`Pulumi.${r.stack}.yaml\`)**`, "");
+      for (const c of diff.config) {
+        // A whole new (or removed) mapping, e.g. a serving group, as an indented block under its key.
+        const whole = !c.secret && c.kind !== "change" ? (c.kind === "add" ? c.new : c.old) : undefined;
+        if (isBlock(whole))
+          lines.push(
+            `- ${code(c.key)}: ${c.kind === "add" ? "added" : "removed"}`,
+            "",
+            ...fenced("json", JSON.stringify(whole, null, 2)).map((l) => `  ${l}`),
+            "",
+          );
+        else lines.push(`- ${code(configLine(c))}`);
+      }
+    }
     const warnings = diff.resources.flatMap((c) => (c.warnings ?? []).map((w) => ({ c, w })));
     if (warnings.length) {
       lines.push("", "**What the deletes and replacements mean**", "");
