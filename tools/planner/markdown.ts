@@ -141,7 +141,9 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
   lines.push(...sections(r));
   if (diff && !diff.baseError) {
     if (diff.config.length) {
-      lines.push("", `**Stack file changes (\`Pulumi.${r.stack}.yaml\`)**`, "");
+      // A new stack's keys are all new: folded, so the resources and verdict stay in view.
+      if (diff.newStack) lines.push("", `<details><summary>Stack file (\`Pulumi.${r.stack}.yaml\`): ${diff.config.length} keys, all new</summary>`, "");
+      else lines.push("", `**Stack file changes (\`Pulumi.${r.stack}.yaml\`)**`, "");
       for (const c of diff.config) {
         // A whole new (or removed) mapping, e.g. a serving group, as an indented block under its key.
         const whole = !c.secret && c.kind !== "change" ? (c.kind === "add" ? c.new : c.old) : undefined;
@@ -154,6 +156,7 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
           );
         else lines.push(`- ${code(configLine(c))}`);
       }
+      if (diff.newStack) lines.push("", "</details>");
     }
     const warnings = diff.resources.flatMap((c) => (c.warnings ?? []).map((w) => ({ c, w })));
     if (warnings.length) {
