@@ -79,7 +79,7 @@ describe("plan diff against a base revision", function () {
     git(dir, "commit", "-q", "-m", "base");
     // Recorded once through the real path: temporary worktree, shared node_modules.
     const plans = await recordAtRef(dir, "HEAD", [STACK]);
-    base = plans.get(STACK)!;
+    base = plans.get(STACK) as RecordedPlan;
     assert.ok(base && base.resources.length > 0, "the base stack was planned");
   });
 
@@ -178,7 +178,7 @@ describe("plan diff against a base revision", function () {
     const d: StackDiff = { stack: STACK, base: "HEAD", counts: countChanges(c.resources), resources: c.resources, config: c.config };
     const md = planMarkdown([c.head.report], new Map([[STACK, d]]), "HEAD");
     assert.match(md, /`kubeconfig`: \[secret\] changed \(secret, value not shown\)/);
-    assert.match(md, /config `fixture:token`: secret changed \(value not shown\)/);
+    assert.match(md, /`fixture:token: secret changed \(value not shown\)`/);
     const text = JSON.stringify(c.resources) + md + formatDiffText(d);
     for (const plain of ["get-token", "BBBBhead", "AAAAbase"]) assert.ok(!text.includes(plain), `${plain} is not shown`);
   });
@@ -210,7 +210,7 @@ describe("plan diff against a base revision", function () {
     const out = path.join(dir, "out-md");
     const r = runTool(dir, "plan", ["--stack", STACK, "--out", out, "--base", "HEAD", "--format", "markdown"]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^## Offline plan against `HEAD`/);
+    assert.match(r.stdout, /^<!-- triton-platform offline plan -->\n## Offline plan against `HEAD`/);
     assert.match(r.stdout, /### `dev`: 0 to create, 2 to update, 0 to replace, 0 to delete; /);
     assert.match(r.stdout, /\| 🟡 update \| `cluster-aws` \| `pulumi:providers:aws` \| `defaultTags\.tags\.team`: `"ml-platform"` → `"ml-inference"` \|/);
     assert.ok(!r.stdout.includes("get-token"));

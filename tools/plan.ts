@@ -1,20 +1,35 @@
-// npm run plan [-- --stack NAME] [--out DIR] [--json] [--base GIT-REF] [--format text|json|markdown]
+// npm run plan [-- --stack NAME] [--out DIR] [--base GIT-REF] [--format text|json|markdown | --json]
+//              [--output FILE] [--sarif FILE] [--verbose]
 // Plans every Pulumi.<stack>.yaml (or one) offline under Pulumi's mock runtime, writes
-// out/<stack>/resources.json and manifests/, and evaluates the policy pack.
+// out/<stack>/ (resources.json, manifests/, envoy.json, helm/, triton/, graph.md), and
+// evaluates the policy pack. A stack whose configuration is invalid is reported with its
+// error and the others are still planned (exit 2 at the end).
 // With --base, also plans the same stacks as they were at that git revision and prints what
-// would change in each (creates, updates with property paths, replacements, deletes).
+// `pulumi up` would change in each (config keys, creates, updates with property paths,
+// replacements, deletes, policy violations new/fixed).
+// --output FILE writes the JSON report (whatever the terminal format); --sarif FILE writes
+// SARIF 2.1.0 for GitHub code scanning.
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
-import { EXIT_USAGE, EXIT_OK, EXIT_VIOLATION, finish, parseArgs, runCli } from "./planner/cli";
-import { listStacks, planStack, ROOT, UsageError, type PlanResult } from "./planner";
+import { EXIT_USAGE, exitCode, jsonDocument, parseArgs, runCli } from "./planner/cli";
+import { listStacks, planStack, readProjectName, REPOSITORY, ROOT, UsageError, type PlanResult } from "./planner";
 import type { StackDiff } from "./planner/diff";
-import { formatText } from "./planner/report";
+import { errorReport, formatText, type StackReport } from "./planner/report";
+import { isSettingsError } from "../lib/errors";
 
-const USAGE = "usage: npm run plan -- [--stack NAME] [--out DIR] [--base GIT-REF] [--format text|json|markdown | --json]\n";
+const USAGE =
+  "usage: npm run plan -- [--stack NAME] [--out DIR] [--base GIT-REF] [--format text|json|markdown | --json] [--output FILE] [--sarif FILE] [--verbose]\n";
 const FORMATS = ["text", "json", "markdown"] as const;
 type Format = (typeof FORMATS)[number];
 
+/** A stack's configuration error (exit 2 on its own): reported for that stack, the others still planned. */
+function isConfigError(e: unknown): e is Error {
+  return isSettingsError(e) || (e instanceof Error && e.name === UsageError.name);
+}
+
 runCli(async () => {
-  const args = parseArgs(process.argv.slice(2), { values: ["stack", "out", "base", "format"], switches: ["json", "help"] });
+  const args = parseArgs(process.argv.slice(2), { values: ["stack", "out", "base", "format", "output", "sarif"], switches: ["json", "help", "verbose"] });
   if (args.help) {
     process.stdout.write(USAGE);
     return EXIT_USAGE;
@@ -24,50 +39,113 @@ runCli(async () => {
   if (args.json === true && args.format !== undefined && args.format !== "json")
     throw new UsageError(`--json and --format ${args.format} contradict each other`);
   const base = typeof args.base === "string" ? args.base : undefined;
+  const verbose = args.verbose === true;
+  const outputFile = typeof args.output === "string" ? path.resolve(args.output) : undefined;
+  const sarifFile = typeof args.sarif === "string" ? path.resolve(args.sarif) : undefined;
 
   const stacks = typeof args.stack === "string" ? [args.stack] : listStacks(ROOT);
   const outRoot = path.resolve(typeof args.out === "string" ? args.out : path.join(ROOT, "out"));
-  const plans: PlanResult[] = [];
+  const plans = new Map<string, PlanResult>();
+  const reports: StackReport[] = [];
   for (const stack of stacks) {
     try {
-      plans.push(await planStack(stack, { outRoot }));
+      const p = await planStack(stack, { outRoot });
+      plans.set(stack, p);
+      reports.push(p.report);
     } catch (e) {
-      // Say which stack failed: the same key may be fine in another stack.
-      (e as Error).message = `stack ${stack}: ${(e as Error).message}`;
-      throw e;
+      // Say which stack failed: the same key may be fine in another stack. Keep planning the others.
+      if (!isConfigError(e)) {
+        (e as Error).message = `stack ${stack}: ${(e as Error).message}`;
+        throw e;
+      }
+      reports.push(errorReport(stack, e.message));
     }
   }
-  const reports = plans.map((p) => p.report);
 
-  // Without --base and in the formats that existed before it: exactly today's output.
-  if (!base && format !== "markdown") return finish(reports, format === "json");
-
-  // Loaded only here, with require (import() would leave the transpile hook): a plain plan,
-  // every pull request's job, does not pay for them.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { recordAtRef } = require("./planner/base") as typeof import("./planner/base");
-  const { countChanges, diffResources, diffSecureConfig, formatDiffText } = require("./planner/diff") as typeof import("./planner/diff");
-  const { planMarkdown } = require("./planner/markdown") as typeof import("./planner/markdown");
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const diffs = new Map<string, StackDiff>();
   if (base) {
-    const before = await recordAtRef(ROOT, base, stacks);
-    for (const p of plans) {
-      const old = before.get(p.report.stack) ?? null;
+    // Loaded only here, with require (import() would leave the transpile hook): a plain plan
+    // does not pay for them.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { recordAtRef, isBaseError } = require("./planner/base") as typeof import("./planner/base");
+    const { countChanges, diffConfig, diffResources, policyDelta } = require("./planner/diff") as typeof import("./planner/diff");
+    const { evaluateAt } = require("./planner") as typeof import("./planner");
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const planned = stacks.filter((s) => plans.has(s));
+    const before = await recordAtRef(ROOT, base, planned);
+    const projectName = readProjectName(ROOT);
+    for (const stack of planned) {
+      const p = plans.get(stack)!;
+      const old = before.get(stack) ?? null;
+      if (isBaseError(old)) {
+        diffs.set(stack, { stack, base, counts: { create: 0, update: 0, replace: 0, delete: 0 }, resources: [], config: [], baseError: old.error });
+        continue;
+      }
       const resources = diffResources(old?.resources ?? [], p.resources, { base: old?.secretFingerprints, head: p.secretFingerprints });
-      diffs.set(p.report.stack, {
-        stack: p.report.stack,
+      // The base's violations under the head's rules and levels: what this change adds or fixes.
+      const baseViolations = old ? await evaluateAt(REPOSITORY, old.resources, p.levels, `levels of stack ${stack}`) : [];
+      diffs.set(stack, {
+        stack,
         base,
         ...(old ? {} : { newStack: true as const }),
         counts: countChanges(resources),
         resources,
-        config: diffSecureConfig(old?.secureFingerprints ?? {}, p.secureFingerprints),
+        config: diffConfig(old?.values ?? {}, p.values, projectName),
+        policy: policyDelta(baseViolations, p.report.violations),
       });
     }
   }
 
-  if (format === "markdown") process.stdout.write(planMarkdown(reports, base ? diffs : undefined, base));
-  else if (format === "json") process.stdout.write(JSON.stringify({ base, stacks: reports.map((r) => ({ ...r, diff: diffs.get(r.stack) })) }, null, 2) + "\n");
-  else process.stdout.write(reports.map((r) => `${formatDiffText(diffs.get(r.stack)!)}\n${formatText(r)}`).join("\n\n") + "\n");
-  return reports.some((r) => r.mandatory > 0) ? EXIT_VIOLATION : EXIT_OK;
+  const doc = () =>
+    jsonDocument(
+      reports.map((r) => ({ ...r, ...(diffs.has(r.stack) ? { diff: diffs.get(r.stack) } : {}) })),
+      base ? { base } : {},
+    );
+  if (outputFile) {
+    fs.mkdirSync(path.dirname(outputFile), { recursive: true });
+    fs.writeFileSync(outputFile, doc());
+  }
+  if (sarifFile) {
+    /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for --sarif (the yaml package) */
+    const { sarifLog, stackFileOf } = require("./planner/sarif") as typeof import("./planner/sarif");
+    const top = (() => {
+      try {
+        return fs.realpathSync(execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: ROOT, encoding: "utf8" }).trim());
+      } catch {
+        return ROOT; // not a git checkout: paths relative to the project
+      }
+    })();
+    const log = sarifLog(
+      reports.map((report) => ({
+        report,
+        resources: plans.get(report.stack)?.resources ?? [],
+        stackFile: stackFileOf(fs.realpathSync(ROOT), report.stack, top),
+      })),
+      REPOSITORY.rules(),
+      { projectName: readProjectName(ROOT), configKeys: REPOSITORY.configKeys },
+    );
+    fs.mkdirSync(path.dirname(sarifFile), { recursive: true });
+    fs.writeFileSync(sarifFile, JSON.stringify(log, null, 2) + "\n");
+  }
+
+  if (format === "json") {
+    process.stdout.write(doc());
+  } else if (format === "markdown") {
+    /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for the Markdown body */
+    const { planMarkdown } = require("./planner/markdown") as typeof import("./planner/markdown");
+    process.stdout.write(planMarkdown(reports, base ? diffs : undefined, base, { verbose }));
+  } else if (base) {
+    /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only with --base */
+    const { formatDiffText } = require("./planner/diff") as typeof import("./planner/diff");
+    process.stdout.write(
+      reports.map((r) => (diffs.has(r.stack) ? `${formatDiffText(diffs.get(r.stack)!)}\n` : "") + formatText(r, { verbose })).join("\n\n") + "\n",
+    );
+  } else {
+    process.stdout.write(reports.map((r) => formatText(r, { verbose })).join("\n\n") + "\n");
+  }
+  const failed = reports.filter((r) => r.error);
+  for (const r of failed) process.stderr.write(`error: stack ${r.stack}: ${r.error}\n`);
+  if (failed.length && reports.length > 1)
+    process.stderr.write(`${failed.length} of ${reports.length} stacks have a configuration error (exit 2); the others were planned.\n`);
+  return exitCode(reports);
 });

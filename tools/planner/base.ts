@@ -16,11 +16,19 @@ import { projectAt, type Project } from "./project";
 import { recordStack, type RecordedResource } from "./record";
 import { readProjectName, readStackFile, UsageError } from "./stackfile";
 import type { SecretFingerprints } from "./diff";
+import { isSettingsError } from "../../lib/errors";
 
 export interface RecordedPlan {
   resources: RecordedResource[];
   secretFingerprints: SecretFingerprints;
   secureFingerprints: Record<string, string>;
+  /** The stack file's `config:` values as written (secure: leaves kept), for the config-level diff. */
+  values: Record<string, unknown>;
+}
+
+/** A base stack whose configuration did not plan (a SettingsError or UsageError): its message. */
+export interface BaseError {
+  error: string;
 }
 
 function git(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
@@ -75,26 +83,43 @@ export async function recordBaseStack(baseRoot: string, stack: string, layout: (
     return null;
   const stackFile = readStackFile(baseRoot, stack);
   const run = await recordStack(layout(baseRoot), readProjectName(baseRoot), stackFile);
-  return { resources: run.resources, secretFingerprints: run.secretFingerprints, secureFingerprints: stackFile.secureFingerprints };
+  return {
+    resources: run.resources,
+    secretFingerprints: run.secretFingerprints,
+    secureFingerprints: stackFile.secureFingerprints,
+    values: stackFile.values ?? {},
+  };
 }
 
-/** Record several stacks at a git ref (one worktree for all of them). */
+/**
+ * Record several stacks at a git ref (one worktree for all of them). A stack whose config does
+ * not plan there (a SettingsError or UsageError) is kept as its error and the others are still
+ * recorded; any other error stops, naming the stack.
+ */
 export async function recordAtRef(
   root: string,
   ref: string,
   stacks: readonly string[],
   layout: (root: string) => Project = projectAt,
-): Promise<Map<string, RecordedPlan | null>> {
+): Promise<Map<string, RecordedPlan | BaseError | null>> {
   return withBaseTree(root, ref, async (baseRoot) => {
-    const plans = new Map<string, RecordedPlan | null>();
+    const plans = new Map<string, RecordedPlan | BaseError | null>();
     for (const stack of stacks) {
       try {
         plans.set(stack, await recordBaseStack(baseRoot, stack, layout));
       } catch (e) {
+        if (isSettingsError(e) || (e instanceof Error && e.name === UsageError.name)) {
+          plans.set(stack, { error: e.message });
+          continue;
+        }
         (e as Error).message = `--base ${ref}: stack ${stack} does not plan at that revision: ${(e as Error).message}`;
         throw e;
       }
     }
     return plans;
   });
+}
+
+export function isBaseError(p: RecordedPlan | BaseError | null | undefined): p is BaseError {
+  return p !== null && p !== undefined && "error" in p;
 }

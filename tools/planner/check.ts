@@ -11,6 +11,21 @@ import { REPOSITORY, type Project } from "./project";
  * The pack's rules over `resources` at the levels of `<project's policies>/config/<stack>.json`
  * (a missing file is a UsageError naming the file to copy).
  */
+/** A stack's levels from `<policies>/config/<stack>.json`, checked against the pack, and the file they came from. */
+export function loadLevels(
+  stack: string,
+  policiesDir = REPOSITORY.policiesDir,
+  project: Project = REPOSITORY,
+  environment?: string,
+): { cfg: ReturnType<typeof readPolicyConfig>; file: string } {
+  const rules = project.rules();
+  const levelsFile = path.join(policiesDir, "config", `${stack}.json`);
+  const env = environment ?? (fs.existsSync(levelsFile) ? undefined : stackEnvironment(path.dirname(policiesDir), stack));
+  const cfg = readPolicyConfig(policiesDir, stack, env);
+  checkPolicyConfig(rules, cfg, `policies/config/${stack}.json`);
+  return { cfg, file: levelsFile };
+}
+
 export async function checkResources(
   resources: RecordedResource[],
   stack: string,

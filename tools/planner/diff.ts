@@ -1,12 +1,35 @@
-// The plan diff: what `pulumi preview` would report between two recorded plans, computed
-// offline. Resources are matched by URN (as the engine does without aliases); for each
-// update, the changed property paths with old → new values. Pure: two resources arrays in,
-// plain data out.
+// The plan diff: what `pulumi up` would do between two recorded plans, computed offline.
+// Resources are matched by URN, or through their aliases (the engine's rule: an alias of a
+// new resource that names an old URN makes it the same resource); for each update, the
+// changed property paths with old → new values. The recorded resource options are honoured:
+// a change under ignoreChanges is shown as ignored (and cannot force a replacement),
+// replaceOnChanges adds replace-forcing paths, protect makes a delete or replacement fail,
+// retainOnDelete leaves the cloud object behind, deleteBeforeReplace is named. List items are
+// matched by identity (name, key, port, ...) and paths say so: `clusters[name=vision]`.
+// Pure: two resources arrays in, plain data out.
 import { MASK } from "./fakes";
+import { aliasUrn } from "./options";
 import type { RecordedResource } from "./record";
 import { replaceReasons } from "./replacement";
 
 export type Segment = string | number;
+
+/** A list item named by its identity field: `[name=vision-http]`. */
+export interface IdSegment {
+  id: string;
+  value: string | number;
+}
+
+/** A displayed path segment: a key, a list position, or a list item by identity. */
+export type PathSegment = Segment | IdSegment;
+
+/**
+ * Fields that identify a list item, in the order tried: the first one every item of both
+ * lists has, with values unique within each list, matches the items (Kubernetes containers,
+ * env, volumes and ports by name or port; tolerations by key; Envoy clusters, listeners,
+ * routes and virtual hosts by name; volume mounts by path).
+ */
+export const IDENTITY_FIELDS = ["name", "key", "containerPort", "port", "mountPath", "cluster_name", "sid", "Sid"] as const;
 
 export interface PropertyChange {
   /** Pulumi's property-path notation: spec.selector.matchLabels["app.kubernetes.io/name"]. */
@@ -20,10 +43,22 @@ export interface PropertyChange {
   lines?: string[];
   /** This change is (part of) what forces the replacement. */
   forcesReplacement?: true;
+  /** `pulumi up` leaves this property alone (ignoreChanges): why, for the reader. */
+  ignored?: string;
+  /** The path with list positions (the head's, or the base's for a removal): what ignoreChanges paths match. */
+  at?: Segment[];
+}
+
+/** What a delete, replacement or rename means for the running system, with what to do about it. */
+export interface Warning {
+  /** "downtime" (pods stop), "data" (stored data is lost), "blocked" (pulumi up will refuse), "note". */
+  kind: "downtime" | "data" | "blocked" | "note";
+  message: string;
 }
 
 export interface ResourceChange {
-  op: "create" | "update" | "replace" | "delete";
+  /** "none": only ignored changes, `pulumi up` does nothing to it. */
+  op: "create" | "update" | "replace" | "delete" | "none";
   urn: string;
   type: string;
   name: string;
@@ -32,16 +67,48 @@ export interface ResourceChange {
   changes: PropertyChange[];
   /** For replace: the replace-forcing property paths that changed. */
   replaceReasons: string[];
+  /** Matched with a base resource of another URN through an alias: that URN. */
+  renamedFrom?: string;
+  /** For replace: the old object is deleted before the new one exists (deleteBeforeReplace). */
+  deleteBeforeReplace?: true;
+  /**
+   * A content-hashed object (ConfigMap/Secret whose name carries a hash of its data) replaced
+   * under a new name: routine. The resources that reference it by name, which roll onto it.
+   */
+  contentHashed?: { from: string; to: string; consumers: string[] };
+  warnings?: Warning[];
 }
 
 /** Secret fingerprints of one plan: urn → JSON(path segments) → fingerprint (record.ts). */
 export type SecretFingerprints = Record<string, Record<string, string>>;
 
 export interface ConfigChange {
+  /** The stack-file key path, without the project's namespace: `gateway.mirrorPercent`, `triton.groups[name=vision].image.tag`. */
   key: string;
-  /** Only secure: values are reported here; plain config shows through the resources it changes. */
-  secret: true;
   kind: "add" | "remove" | "change";
+  old?: unknown;
+  new?: unknown;
+  /** A secure: value: only that it changed is shown. */
+  secret?: true;
+}
+
+/** A policy violation of the head, or of the base, marked against the other side. */
+export interface PolicyDelta {
+  /** In the head, not in the base. */
+  new: DeltaViolation[];
+  /** In the base, gone in the head. */
+  fixed: DeltaViolation[];
+  /** In both. */
+  unchanged: DeltaViolation[];
+}
+
+export interface DeltaViolation {
+  policy: string;
+  level: string;
+  resource: string;
+  urn: string;
+  path?: string;
+  message: string;
 }
 
 export interface StackDiff {
@@ -52,7 +119,12 @@ export interface StackDiff {
   newStack?: true;
   counts: { create: number; update: number; replace: number; delete: number };
   resources: ResourceChange[];
+  /** The stack-file keys that changed, old → new (secure: values only as changed). */
   config: ConfigChange[];
+  /** Violations marked new, fixed or already on the base (both evaluated with the head's rules and levels). */
+  policy?: PolicyDelta;
+  /** The base stack did not plan (its error): nothing could be compared. */
+  baseError?: string;
 }
 
 /** Strings longer than this, or with a newline, are shown as a line diff. */
@@ -60,11 +132,14 @@ export const LONG_VALUE = 120;
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** Format path segments the way Pulumi prints property paths. */
-export function formatPath(segs: readonly Segment[]): string {
+const PLAIN_ID = /^[A-Za-z0-9_.:/-]+$/;
+
+/** Format path segments the way Pulumi prints property paths; a list item by identity as `[name=value]`. */
+export function formatPath(segs: readonly PathSegment[]): string {
   let out = "";
   for (const s of segs) {
-    if (typeof s === "number") out += `[${s}]`;
+    if (typeof s === "object") out += `[${s.id}=${typeof s.value === "string" && PLAIN_ID.test(s.value) ? s.value : JSON.stringify(s.value)}]`;
+    else if (typeof s === "number") out += `[${s}]`;
     else if (IDENT.test(s)) out += (out ? "." : "") + s;
     else out += `[${JSON.stringify(s)}]`;
   }
@@ -149,6 +224,28 @@ function secretChanged(prefix: readonly Segment[], oldFp: Record<string, string>
   return [...keys].some((k) => oldFp[k] !== newFp[k]);
 }
 
+/** The identity field shared by every item of both lists (unique in each), if any. */
+export function identityField(a: readonly unknown[], b: readonly unknown[]): string | undefined {
+  if (a.length + b.length === 0) return undefined;
+  const all = [...a, ...b];
+  if (!all.every(isObject)) return undefined;
+  for (const f of IDENTITY_FIELDS) {
+    const ok = [a, b].every((list) => {
+      const seen = new Set<unknown>();
+      for (const item of list as Record<string, unknown>[]) {
+        const v = item[f];
+        if ((typeof v !== "string" && typeof v !== "number") || seen.has(v)) return false;
+        seen.add(v);
+      }
+      return true;
+    });
+    if (ok) return f;
+  }
+  return undefined;
+}
+
+const isScalar = (v: unknown) => v === null || (typeof v !== "object" && v !== undefined);
+
 /** The property changes between two inputs objects; secrets compared by fingerprint, shown masked. */
 export function diffProps(
   oldProps: Record<string, unknown>,
@@ -157,33 +254,63 @@ export function diffProps(
   newFp: Record<string, string> = {},
 ): PropertyChange[] {
   const out: PropertyChange[] = [];
-  const walk = (a: unknown, b: unknown, at: Segment[]) => {
+  // `shown`: the path as printed (items by identity); `at`: positions (head's; base's for a removal).
+  const walk = (a: unknown, b: unknown, shown: PathSegment[], at: Segment[], atOld: Segment[]) => {
     if (a === MASK || b === MASK) {
       // Either side secret: never show the other side's value next to it either.
-      const changed = a !== b || secretChanged(at, oldFp, newFp);
+      const changed = a !== b || secretChanged(at, oldFp, newFp) || secretChanged(atOld, oldFp, newFp);
       if (changed)
         out.push({
-          path: formatPath(at),
+          path: formatPath(shown),
           kind: a === undefined ? "add" : b === undefined ? "remove" : "change",
           old: a === undefined ? undefined : MASK,
           new: b === undefined ? undefined : MASK,
           secret: true,
+          at: b === undefined ? atOld : at,
         });
       return;
     }
     if (a === undefined && b === undefined) return;
     if (a === undefined || b === undefined) {
-      const c: PropertyChange = { path: formatPath(at), kind: a === undefined ? "add" : "remove", old: a, new: b };
+      const c: PropertyChange = { path: formatPath(shown), kind: a === undefined ? "add" : "remove", old: a, new: b, at: a === undefined ? at : atOld };
       if (isLong(a ?? b)) c.lines = lineDiff(typeof a === "string" ? a : "", typeof b === "string" ? b : "");
       out.push(c);
       return;
     }
     if (isObject(a) && isObject(b)) {
-      for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], [...at, k]);
+      for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[k], b[k], [...shown, k], [...at, k], [...atOld, k]);
       return;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
-      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], [...at, i]);
+      const id = identityField(a, b);
+      if (id) {
+        // Matched by identity: an added item is one add (shown whole), not every field of every later position.
+        const oldAt = new Map((a as Record<string, unknown>[]).map((x, i) => [x[id], i]));
+        const newIds = new Set((b as Record<string, unknown>[]).map((x) => x[id]));
+        (b as Record<string, unknown>[]).forEach((x, j) => {
+          const i = oldAt.get(x[id]);
+          const seg: IdSegment = { id, value: x[id] as string | number };
+          walk(i === undefined ? undefined : a[i], x, [...shown, seg], [...at, j], [...atOld, i ?? j]);
+        });
+        (a as Record<string, unknown>[]).forEach((x, i) => {
+          if (!newIds.has(x[id])) walk(x, undefined, [...shown, { id, value: x[id] as string | number }], [...at, i], [...atOld, i]);
+        });
+        return;
+      }
+      if (a.every(isScalar) && b.every(isScalar) && (a.length > 1 || b.length > 1)) {
+        // A list of flags or names: one change, as a line diff of its items (a flag added in the middle is one "+" line).
+        if (a.length === b.length && a.every((x, i) => x === b[i])) return;
+        out.push({
+          path: formatPath(shown),
+          kind: "change",
+          old: a,
+          new: b,
+          at,
+          lines: lineDiff(a.map((x) => JSON.stringify(x)).join("\n"), b.map((x) => JSON.stringify(x)).join("\n")),
+        });
+        return;
+      }
+      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], [...shown, i], [...at, i], [...atOld, i]);
       return;
     }
     if (a === b) return;
@@ -192,18 +319,51 @@ export function diffProps(
     const ja = embeddedJson(a);
     const jb = embeddedJson(b);
     if (ja !== undefined && jb !== undefined) {
-      walk(ja, jb, at);
+      walk(ja, jb, shown, at, atOld);
       return;
     }
     if (typeof a === "object" || typeof b === "object" || JSON.stringify(a) !== JSON.stringify(b)) {
-      const c: PropertyChange = { path: formatPath(at), kind: "change", old: a, new: b };
+      const c: PropertyChange = { path: formatPath(shown), kind: "change", old: a, new: b, at };
       // A non-string side (a string that became an object) shows as its JSON, not "[object Object]".
       if (isLong(a) || isLong(b)) c.lines = lineDiff(typeof a === "string" ? a : JSON.stringify(a), typeof b === "string" ? b : JSON.stringify(b));
       out.push(c);
     }
   };
-  walk(oldProps, newProps, []);
+  walk(oldProps, newProps, [], [], []);
   return out;
+}
+
+/**
+ * A Pulumi property path (`spec.replicas`, `metadata.labels["app.kubernetes.io/name"]`,
+ * `spec.template.spec.containers[0].image`, `*` and `[*]` wildcards) as segments.
+ */
+export function parsePropertyPath(p: string): Segment[] {
+  const out: Segment[] = [];
+  const re = /\.?([A-Za-z_$*][A-Za-z0-9_$-]*)|\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]/y;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < p.length && (m = re.exec(p))) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(m[2] === "*" ? "*" : Number(m[2]));
+    else out.push(JSON.parse(`"${m[3]}"`) as string);
+  }
+  return out;
+}
+
+/** Does an ignoreChanges path cover a change at `at` (the path itself or anything beneath it)? */
+export function ignoreCovers(ignore: readonly Segment[], at: readonly Segment[]): boolean {
+  if (ignore.length > at.length) return false;
+  return ignore.every((s, i) => s === "*" || String(s) === String(at[i]));
+}
+
+/** Why a property is left to something else, where the planner knows (else the option's name). */
+const IGNORE_REASONS: { type: RegExp; path: string; reason: string }[] = [
+  { type: /^kubernetes:apps\/v1:(StatefulSet|Deployment)$/, path: "spec.replicas", reason: "the HPA owns it" },
+  { type: /^aws:eks\/nodeGroup:NodeGroup$/, path: "scalingConfig.desiredSize", reason: "the cluster autoscaler owns it" },
+];
+
+function ignoreReason(type: string, ignorePath: string): string {
+  const known = IGNORE_REASONS.find((r) => r.type.test(type) && r.path === ignorePath);
+  return known ? `${known.reason} (ignoreChanges)` : `ignoreChanges: ${ignorePath}`;
 }
 
 /** "a.b" covers "a.b.c" and "a" (a whole subtree replaced), not "a.bc". */
@@ -213,14 +373,97 @@ function overlaps(changePath: string, reason: string): boolean {
   return c === reason || c.startsWith(reason + ".") || reason.startsWith(c + ".");
 }
 
-/** Compare two plans of one stack: creates, updates (with paths), replacements, deletes. */
+/** The URNs a head resource may have had at the base: its own aliases and those it inherits from its parent's. */
+function aliasCandidates(r: RecordedResource, byUrn: ReadonlyMap<string, RecordedResource>, memo: Map<string, string[]>): string[] {
+  const known = memo.get(r.urn);
+  if (known) return known;
+  memo.set(r.urn, []); // a cycle cannot recurse
+  const out = (r.options?.aliases ?? []).map((a) => aliasUrn(r, a));
+  const parent = r.parent ? byUrn.get(r.parent) : undefined;
+  if (parent) {
+    for (const pu of aliasCandidates(parent, byUrn, memo)) {
+      // The engine's inherited aliases: the child under each old parent URN, its name's parent prefix renamed as well.
+      out.push(aliasUrn(r, { parentUrn: pu }));
+      const oldParentName = pu.split("::").slice(3).join("::");
+      if (r.name.startsWith(parent.name) && oldParentName !== parent.name)
+        out.push(aliasUrn(r, { parentUrn: pu, name: oldParentName + r.name.slice(parent.name.length) }));
+    }
+  }
+  memo.set(r.urn, out);
+  return out;
+}
+
+const STATEFUL_SET = "kubernetes:apps/v1:StatefulSet";
+const SERVING_GROUP = "triton-platform:triton:TritonServer";
+const DATA_TYPES = new Set(["aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", "aws:efs/fileSystem:FileSystem", "kubernetes:core/v1:PersistentVolumeClaim"]);
+const HASHED_NAME = /^(.*)-([0-9a-f]{6,})$/;
+
+function metadataName(r: RecordedResource): string | undefined {
+  const n = (r.props.metadata as { name?: unknown } | undefined)?.name;
+  return typeof n === "string" ? n : undefined;
+}
+
+/** A ConfigMap or Secret renamed from one content hash to another: the old name's prefix, same. */
+function contentHashedRename(type: string, old: RecordedResource, head: RecordedResource): { from: string; to: string } | undefined {
+  if (type !== "kubernetes:core/v1:ConfigMap" && type !== "kubernetes:core/v1:Secret") return undefined;
+  const from = metadataName(old);
+  const to = metadataName(head);
+  if (!from || !to || from === to) return undefined;
+  const a = HASHED_NAME.exec(from);
+  const b = HASHED_NAME.exec(to);
+  return a && b && a[1] === b[1] ? { from, to } : undefined;
+}
+
+/** What deleting (or replacing) a resource means, for the kinds whose loss a reviewer must see. */
+function lossWarnings(op: "delete" | "replace", r: RecordedResource, renamedTo?: RecordedResource): Warning[] {
+  const out: Warning[] = [];
+  const gone = op === "delete" ? "deleted" : "deleted and re-created";
+  const aliasHint = renamedTo
+    ? ` If \`${r.name}\` was renamed to \`${renamedTo.name}\`, give the new one \`aliases: [{ name: "${r.name}" }]\` so Pulumi keeps it${
+        r.type === SERVING_GROUP || r.type === STATEFUL_SET
+          ? " (its Kubernetes objects are still re-created when their metadata.name changes: bring the new group up and move traffic before removing the old)"
+          : ""
+      }.`
+    : "";
+  if (r.type === SERVING_GROUP) {
+    out.push({
+      kind: "downtime",
+      message: `serving group \`${r.name}\` is ${gone}: its StatefulSets, Services and pods go, and requests routed to it fail until clients move.${aliasHint}`,
+    });
+  } else if (r.type === STATEFUL_SET) {
+    out.push({
+      kind: "downtime",
+      message: `StatefulSet \`${metadataName(r) ?? r.name}\` is ${gone}: every pod of it stops${op === "replace" ? " at once (no rolling update)" : ""}.${aliasHint}`,
+    });
+  } else if (DATA_TYPES.has(r.type)) {
+    const force = r.props.forceDestroy === true;
+    const what = r.type.startsWith("aws:s3/")
+      ? "bucket and every object in it"
+      : r.type.startsWith("aws:efs/")
+        ? "file system and its files"
+        : "volume and its data";
+    out.push({
+      kind: "data",
+      message:
+        `${r.type.split(":").pop()} \`${r.name}\` is ${gone}: the ${what} ${op === "delete" ? "are lost" : "are lost (the new one starts empty)"}` +
+        (r.type.startsWith("aws:s3/") && !force
+          ? " (without forceDestroy the provider refuses to delete a non-empty bucket, so `pulumi up` fails there)"
+          : "") +
+        `.${aliasHint}`,
+    });
+  }
+  return out;
+}
+
+/** Compare two plans of one stack: creates, updates (with paths), replacements, deletes; the resource options honoured. */
 export function diffResources(
   base: readonly RecordedResource[],
   head: readonly RecordedResource[],
   fingerprints: { base?: SecretFingerprints; head?: SecretFingerprints } = {},
 ): ResourceChange[] {
   const before = new Map(base.map((r) => [r.urn, r]));
-  const after = new Set(head.map((r) => r.urn));
+  const headByUrn = new Map(head.map((r) => [r.urn, r]));
+  const matched = new Set<string>();
   const changes: ResourceChange[] = [];
   const entry = (op: ResourceChange["op"], r: RecordedResource, props: PropertyChange[] = [], reasons: string[] = []): ResourceChange => ({
     op,
@@ -231,32 +474,128 @@ export function diffResources(
     changes: props,
     replaceReasons: reasons,
   });
+  const memo = new Map<string, string[]>();
+  const creates: ResourceChange[] = [];
   for (const r of head) {
-    const old = before.get(r.urn);
+    let old = before.get(r.urn);
+    let renamedFrom: string | undefined;
+    if (!old && (r.options?.aliases || r.parent)) {
+      renamedFrom = aliasCandidates(r, headByUrn, memo).find((u) => before.has(u) && !headByUrn.has(u));
+      old = renamedFrom ? before.get(renamedFrom) : undefined;
+    }
     if (!old) {
-      changes.push(entry("create", r));
+      const c = entry("create", r);
+      creates.push(c);
+      changes.push(c);
       continue;
     }
-    const oldFp = fingerprints.base?.[r.urn] ?? {};
+    matched.add(old.urn);
+    const oldFp = fingerprints.base?.[old.urn] ?? {};
     const newFp = fingerprints.head?.[r.urn] ?? {};
     const props = diffProps(old.props, r.props, oldFp, newFp);
-    if (props.length === 0) continue;
-    const reasons = replaceReasons(r.type, old.props, r.props, (p) => secretChanged(p.split("."), oldFp, newFp));
-    for (const c of props) if (reasons.some((p) => overlaps(c.path, p))) c.forcesReplacement = true;
-    changes.push(entry(reasons.length > 0 ? "replace" : "update", r, props, reasons));
+    if (props.length === 0 && !renamedFrom) continue;
+    // ignoreChanges: the engine keeps the old value of these paths (so they cannot force a replacement either).
+    const ignores = (r.options?.ignoreChanges ?? []).map((p) => ({ p, segs: parsePropertyPath(p) }));
+    for (const c of props) {
+      const hit = ignores.find((i) => ignoreCovers(i.segs, c.at ?? []));
+      if (hit) c.ignored = ignoreReason(r.type, hit.p);
+    }
+    const ignoredPath = (dotted: string) => ignores.some((i) => ignoreCovers(i.segs, dotted.split(".")));
+    const reasons = replaceReasons(r.type, old.props, r.props, (p) => secretChanged(p.split("."), oldFp, newFp)).filter((p) => !ignoredPath(p));
+    // replaceOnChanges: any change under these paths replaces ("*": any change at all).
+    for (const roc of r.options?.replaceOnChanges ?? []) {
+      const segs = parsePropertyPath(roc);
+      if (props.some((c) => !c.ignored && (roc === "*" || ignoreCovers(segs, c.at ?? [])))) reasons.push(`${roc} (replaceOnChanges)`);
+    }
+    for (const c of props) {
+      if (!c.ignored && reasons.some((p) => overlaps(c.path, p.replace(/ \(replaceOnChanges\)$/, "")) || p === "* (replaceOnChanges)"))
+        c.forcesReplacement = true;
+    }
+    const live = props.filter((c) => !c.ignored);
+    const op: ResourceChange["op"] = reasons.length > 0 ? "replace" : live.length > 0 || renamedFrom ? "update" : "none";
+    const e = entry(op, r, props, reasons);
+    if (renamedFrom) e.renamedFrom = renamedFrom;
+    if (op === "replace") {
+      if (r.options?.deleteBeforeReplace) e.deleteBeforeReplace = true;
+      const hashed = contentHashedRename(r.type, old, r);
+      if (hashed) {
+        const to = JSON.stringify(hashed.to);
+        e.contentHashed = {
+          ...hashed,
+          consumers: head.filter((x) => x.urn !== r.urn && x.custom && JSON.stringify(x.props).includes(to)).map((x) => `${x.type.split(":").pop()} ${x.name}`),
+        };
+      } else {
+        const w = lossWarnings("replace", r);
+        if (e.deleteBeforeReplace) w.push({ kind: "downtime", message: "deleteBeforeReplace: the old object is deleted before the new one exists." });
+        if (r.options?.protect)
+          w.push({ kind: "blocked", message: "protected (protect: true): `pulumi up` refuses to replace it; unprotect it first if this is intended." });
+        if (w.length) e.warnings = w;
+      }
+    }
+    changes.push(e);
   }
+  // Positions were for matching options' paths; what is reported is the path by identity.
+  for (const c of changes) for (const p of c.changes) delete p.at;
   // Deletes last, in the base's order (Pulumi deletes after creating and updating).
-  for (const r of base) if (!after.has(r.urn)) changes.push(entry("delete", r));
+  const sameKind = (a: RecordedResource, b: ResourceChange) =>
+    a.type === b.type && (a.parent?.split("::")[2] ?? "") === (headByUrn.get(b.urn)?.parent?.split("::")[2] ?? "");
+  for (const r of base) {
+    if (headByUrn.has(r.urn) || matched.has(r.urn)) continue;
+    const e = entry("delete", r);
+    const created = creates.filter((c) => sameKind(r, c));
+    const w = lossWarnings("delete", r, created.length === 1 ? headByUrn.get(created[0].urn) : undefined);
+    if (r.options?.protect)
+      w.push({ kind: "blocked", message: "protected (protect: true): `pulumi up` refuses to delete it; unprotect it first if this is intended." });
+    if (r.options?.retainOnDelete) w.push({ kind: "note", message: "retainOnDelete: Pulumi stops managing it; the object itself stays." });
+    if (w.length) e.warnings = w;
+    changes.push(e);
+  }
   return changes;
 }
 
 export function countChanges(changes: readonly ResourceChange[]): StackDiff["counts"] {
   const counts = { create: 0, update: 0, replace: 0, delete: 0 };
-  for (const c of changes) counts[c.op]++;
+  for (const c of changes) if (c.op !== "none") counts[c.op]++;
   return counts;
 }
 
-/** Secure config values whose ciphertext changed (the only trace a secret's change leaves offline). */
+const isSecureLeaf = (v: unknown): v is { secure: unknown } => isObject(v) && Object.keys(v).length === 1 && "secure" in v;
+
+/** Stack values with `secure:` leaves as MASK, and each leaf's ciphertext by position (to see it changed). */
+function maskSecure(values: Record<string, unknown>): { values: Record<string, unknown>; fp: Record<string, string> } {
+  const fp: Record<string, string> = {};
+  const walk = (v: unknown, at: Segment[]): unknown => {
+    if (isSecureLeaf(v)) {
+      fp[JSON.stringify(at)] = JSON.stringify(v.secure);
+      return MASK;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, [...at, i]));
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, [...at, k])]));
+    return v;
+  };
+  return { values: walk(values, []) as Record<string, unknown>, fp };
+}
+
+/**
+ * The stack-file keys that changed between two stack files' `config:` mappings, as the
+ * reviewer wrote them: `gateway.mirrorPercent` (the project's namespace dropped), list items
+ * by identity (`triton.groups[name=vision].image.tag`); a `secure:` value only as changed
+ * (its ciphertext differs; re-encrypting the same value also counts).
+ */
+export function diffConfig(base: Record<string, unknown>, head: Record<string, unknown>, projectName?: string): ConfigChange[] {
+  const short = (values: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(values).map(([k, v]) => [projectName && k.startsWith(`${projectName}:`) ? k.slice(projectName.length + 1) : k, v]));
+  const a = maskSecure(short(base));
+  const b = maskSecure(short(head));
+  return diffProps(a.values, b.values, a.fp, b.fp).map((c) => {
+    // A namespaced top-level key (aws:region) reads as written, not as ["aws:region"].
+    const key = c.path.replace(/^\["([^"]+)"\]\.?/, (_, k: string) => k + (c.path.length > k.length + 4 && c.path[k.length + 4] !== "[" ? "." : ""));
+    if (c.secret) return { key, kind: c.kind, secret: true as const };
+    return { key, kind: c.kind, ...(c.old !== undefined ? { old: c.old } : {}), ...(c.new !== undefined ? { new: c.new } : {}) };
+  });
+}
+
+/** @deprecated by diffConfig (which covers every key): secure config values whose ciphertext changed. */
 export function diffSecureConfig(base: Record<string, string>, head: Record<string, string>): ConfigChange[] {
   const keys = [...new Set([...Object.keys(base), ...Object.keys(head)])].sort();
   return keys
@@ -268,39 +607,126 @@ export function diffSecureConfig(base: Record<string, string>, head: Record<stri
     }));
 }
 
+/** The key a violation is matched by across base and head: the rule, the resource, the property. */
+const violationKey = (v: DeltaViolation) => `${v.policy}\u0000${v.urn}\u0000${v.path ?? ""}`;
+
+/** Mark the head's violations new or already on the base, and list the base's that are fixed. */
+export function policyDelta(base: readonly DeltaViolation[], head: readonly DeltaViolation[]): PolicyDelta {
+  const pick = (v: DeltaViolation): DeltaViolation => ({
+    policy: v.policy,
+    level: v.level,
+    resource: v.resource,
+    urn: v.urn,
+    ...(v.path !== undefined ? { path: v.path } : {}),
+    message: v.message,
+  });
+  const inBase = new Set(base.map(violationKey));
+  const inHead = new Set(head.map(violationKey));
+  return {
+    new: head.filter((v) => !inBase.has(violationKey(v))).map(pick),
+    fixed: base.filter((v) => !inHead.has(violationKey(v))).map(pick),
+    unchanged: head.filter((v) => inBase.has(violationKey(v))).map(pick),
+  };
+}
+
 // ---- terminal text -------------------------------------------------------------------
 
-export const OP_SYMBOL: Record<ResourceChange["op"], string> = { create: "+", update: "~", replace: "+-", delete: "-" };
+export const OP_SYMBOL: Record<ResourceChange["op"], string> = { create: "+", update: "~", replace: "+-", delete: "-", none: "=" };
 
-/** A value as a reviewer reads it: JSON, shortened; secrets as MASK. */
-export function showValue(v: unknown, max = 80): string {
+/** A scalar as a reviewer reads it, whole: JSON; secrets as MASK. */
+export function showValue(v: unknown, max = Infinity): string {
   if (v === MASK) return MASK;
   const s = v === undefined ? "(none)" : JSON.stringify(v);
   return s.length > max ? s.slice(0, max - 1) + "…" : s;
 }
 
-export function summaryLine(d: StackDiff): string {
-  const c = d.counts;
-  return `${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete`;
+/**
+ * A long path as a reviewer scans it: the root key, the outermost and the innermost list
+ * items by identity, and what follows (`data["envoy.json"] … listeners[name=http] …
+ * routes[name=vision-http].route.timeout`). The JSON report keeps the whole path.
+ */
+export function displayPath(p: string, max = 100): string {
+  if (p.length <= max) return p;
+  const ids = [...p.matchAll(/\.?[A-Za-z_$][\w$]*\[[A-Za-z_]+=(?:"(?:[^"\\]|\\.)*"|[^\]]*)\]/g)];
+  if (ids.length < 3) return p;
+  const root = /^[A-Za-z_$][\w$]*(\["(?:[^"\\]|\\.)*"\])?/.exec(p)?.[0] ?? "";
+  const first = ids[0];
+  const last = ids[ids.length - 1];
+  const strip = (m: string) => m.replace(/^\./, "");
+  return `${root} … ${strip(first[0])} … ${strip(p.slice(last.index))}`;
 }
 
-/** The terminal rendering of one stack's diff. */
-export function formatDiffText(d: StackDiff): string {
-  const lines = [`stack ${d.stack} against ${d.base}${d.newStack ? " (new stack)" : ""}: ${summaryLine(d)}`];
-  for (const c of d.config)
-    lines.push(`  ~ config ${c.key}: secret ${c.kind === "change" ? "changed" : c.kind === "add" ? "added" : "removed"} (value not shown)`);
-  for (const r of d.resources) {
-    lines.push(`  ${OP_SYMBOL[r.op].padEnd(2)} ${r.type} ${r.name}${r.op === "replace" ? `  (replaced: ${r.replaceReasons.join(", ")} changed)` : ""}`);
-    for (const p of r.changes) {
-      const flag = p.forcesReplacement ? "  [forces replacement]" : "";
-      if (p.lines) {
-        lines.push(`        ${p.path}:${flag}`);
-        for (const l of p.lines) lines.push(`          ${l}`);
-      } else {
-        lines.push(`        ${p.path}: ${showValue(p.old)} → ${showValue(p.new)}${p.secret ? " (secret changed)" : ""}${flag}`);
-      }
-    }
+/** Objects and lists are shown as an indented JSON block, not squeezed onto one line. */
+export function isBlock(v: unknown): boolean {
+  return v !== null && typeof v === "object";
+}
+
+export function summaryLine(d: StackDiff): string {
+  const c = d.counts;
+  const ignored = d.resources.filter((r) => r.op === "none").length;
+  return `${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete${ignored ? ` (${ignored} with ignored changes only)` : ""}`;
+}
+
+/** A config change as one line: `gateway.mirrorPercent: 5 → 10`. */
+export function configLine(c: ConfigChange): string {
+  if (c.secret) return `${c.key}: secret ${c.kind === "change" ? "changed" : c.kind === "add" ? "added" : "removed"} (value not shown)`;
+  if (c.kind === "add") return `${c.key}: added ${showValue(c.new)}`;
+  if (c.kind === "remove") return `${c.key}: removed (was ${showValue(c.old)})`;
+  return `${c.key}: ${showValue(c.old)} → ${showValue(c.new)}`;
+}
+
+/** What kind of replacement: a routine content-hashed rename, or one that deletes the running object. */
+export function replaceNote(r: ResourceChange): string {
+  if (r.contentHashed)
+    return `new content-hashed name ${r.contentHashed.to} (was ${r.contentHashed.from}): ${r.contentHashed.consumers.length ? `${r.contentHashed.consumers.join(", ")} roll${r.contentHashed.consumers.length === 1 ? "s" : ""} onto it` : "nothing references it"}; routine`;
+  return `replaced because ${r.replaceReasons.join(", ")} changed${r.deleteBeforeReplace ? " (deleted first: deleteBeforeReplace)" : ""}`;
+}
+
+function blockLines(v: unknown, indent: string): string[] {
+  return JSON.stringify(v, null, 2)
+    .split("\n")
+    .map((l) => indent + l);
+}
+
+function propertyText(p: PropertyChange, r: ResourceChange): string[] {
+  const flag = p.forcesReplacement && !r.contentHashed ? "  [forces replacement]" : "";
+  const ignored = p.ignored ? ` — ignored: ${p.ignored}` : "";
+  const at = displayPath(p.path);
+  if (p.lines) return [`        ${at}:${flag}${ignored}`, ...p.lines.map((l) => `          ${l}`)];
+  if (p.secret) return [`        ${at}: ${MASK} → ${MASK} (secret changed)${flag}${ignored}`];
+  if (isBlock(p.old) || isBlock(p.new)) {
+    const out = [`        ${at}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}${flag}${ignored}`];
+    if (p.kind !== "add") out.push(...(p.kind === "change" ? ["          was:"] : []), ...blockLines(p.old, "          "));
+    if (p.kind !== "remove") out.push(...(p.kind === "change" ? ["          now:"] : []), ...blockLines(p.new, "          "));
+    return out;
   }
-  if (d.resources.length === 0 && d.config.length === 0) lines.push("  no changes");
+  return [`        ${at}: ${showValue(p.old)} → ${showValue(p.new)}${flag}${ignored}`];
+}
+
+/** The terminal rendering of one stack's diff: config keys first, then policy changes, then resources. */
+export function formatDiffText(d: StackDiff): string {
+  const lines = [`stack ${d.stack} against ${d.base}${d.newStack ? " (new stack)" : ""}: ${d.baseError ? "not compared" : summaryLine(d)}`];
+  if (d.baseError) lines.push(`  the base does not plan: ${d.baseError}`);
+  if (d.config.length) {
+    lines.push("  config:");
+    for (const c of d.config) lines.push(`    ${configLine(c)}`);
+  }
+  if (d.policy && d.policy.new.length + d.policy.fixed.length + d.policy.unchanged.length > 0) {
+    lines.push(`  policies: ${d.policy.new.length} new, ${d.policy.fixed.length} fixed, ${d.policy.unchanged.length} already on the base`);
+    for (const [mark, list] of [
+      ["new", d.policy.new],
+      ["fixed", d.policy.fixed],
+      ["on base", d.policy.unchanged],
+    ] as const)
+      for (const v of list) lines.push(`    ${mark.padEnd(7)} [${v.level}] ${v.policy}: ${v.resource}${v.path ? ` at ${v.path}` : ""}`);
+  }
+  for (const r of d.resources) {
+    const note = r.op === "replace" ? `  (${replaceNote(r)})` : r.op === "none" ? "  (only ignored changes: pulumi up leaves it)" : "";
+    const renamed = r.renamedFrom ? `  (renamed from ${r.renamedFrom.split("::").pop()} through its aliases)` : "";
+    lines.push(`  ${OP_SYMBOL[r.op].padEnd(2)} ${r.type} ${r.name}${renamed}${note}`);
+    for (const w of r.warnings ?? []) lines.push(`        ⚠ ${w.kind}: ${w.message}`);
+    for (const p of r.changes) lines.push(...propertyText(p, r));
+  }
+  if (d.resources.length === 0 && d.config.length === 0 && !d.baseError) lines.push("  no changes");
   return lines.join("\n");
 }

@@ -5,17 +5,18 @@
 // project); the Pulumi SDK internals the planner needs are listed in sdk.ts.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { checkResources } from "./check";
+import { loadLevels } from "./check";
+import { writeArtifacts } from "./artifacts";
 import { kubernetesManifests, writeManifests, type Manifest } from "./manifests";
-import { checkPolicyConfig, evaluatePolicies, type Violation } from "./policy";
+import { checkPolicyConfig, evaluatePolicies, levelOf, type Violation } from "./policy";
 import { projectAt, REPOSITORY, type Project } from "./project";
 import { recordStack, type RecordedResource } from "./record";
-import { stackReport, type StackReport } from "./report";
+import { buildSections, REPORT_SECTIONS, stackReport, type StackReport } from "./report";
 import { collectWarnings } from "../../lib/warnings";
 import { readProjectName, readStackFile, type StackConfig } from "./stackfile";
 
 export { listStacks, readProjectName, readStackFile, stackConfigOf, UsageError, type StackConfig, type StackFile } from "./stackfile";
-export { checkResources } from "./check";
+export { checkResources, loadLevels } from "./check";
 export { copyProject, projectAt, REPOSITORY, ROOT, type Project } from "./project";
 export type { RecordedResource } from "./record";
 export type { Manifest } from "./manifests";
@@ -33,6 +34,10 @@ export interface PlanResult {
   /** In memory only (never written): lets a plan diff see secret changes; see fingerprint.ts. */
   secretFingerprints: Record<string, Record<string, string>>;
   secureFingerprints: Record<string, string>;
+  /** The stack file's values as written (secure: leaves kept), for the config-level diff. In memory only. */
+  values: Record<string, unknown>;
+  /** The levels the policies ran at (to evaluate a base plan at the same levels). */
+  levels: Levels;
 }
 
 export interface PlanOptions {
@@ -66,9 +71,12 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
   const projectName = readProjectName(project.root);
   // Warnings the program raises (lib/warnings.ts) go into the report instead of the log.
   const { result: run, warnings } = await collectWarnings(() => recordStack(project, projectName, stack));
-  const violations = opts.levels
-    ? await evaluateAt(project, run.resources, opts.levels, `levels of stack ${stack.stack}`)
-    : await checkResources(run.resources, stack.stack, project.policiesDir, project, stack.config[`${projectName}:environment`]);
+  const { cfg: levels, file: levelsPath } = opts.levels
+    ? { cfg: opts.levels, file: undefined }
+    : loadLevels(stack.stack, project.policiesDir, project, stack.config[`${projectName}:environment`]);
+  const violations = await evaluateAt(project, run.resources, levels, levelsPath ? `policies/config/${stack.stack}.json` : `levels of stack ${stack.stack}`);
+  const rules = project.rules().map((r) => ({ name: r.name, level: levelOf(r, levels) }));
+  const levelsFile = levelsPath ? path.relative(project.root, levelsPath) : "(levels given in memory)";
   const manifests = kubernetesManifests(run.resources).map((m) => m.manifest);
   let outDir: string | undefined;
   if (opts.outRoot) {
@@ -78,13 +86,28 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
     fs.writeFileSync(path.join(outDir, "outputs.json"), JSON.stringify(run.outputs, null, 2) + "\n");
     writeManifests(path.join(outDir, "manifests"), manifests);
   }
+  const artifacts = outDir ? writeArtifacts(outDir, run.resources) : undefined;
+  const capacity = project.capacity?.(stack);
+  const sections = buildSections(
+    { stack: stack.stack, config: stack.config, secretKeys: stack.secretKeys, resources: run.resources, outputs: run.outputs, violations, rules },
+    [...REPORT_SECTIONS, ...(project.sections ?? [])],
+  );
   return {
-    report: stackReport(stack.stack, run.resources, violations, outDir, project.capacity?.(stack), warnings),
+    report: stackReport(
+      stack.stack,
+      run.resources,
+      violations,
+      outDir,
+      { levelsFile, rules, sections, ...(artifacts ? { artifacts } : {}), ...(capacity ? { capacity } : {}) },
+      warnings,
+    ),
     resources: run.resources,
     outputs: run.outputs,
     manifests,
     secretFingerprints: run.secretFingerprints,
     secureFingerprints: stack.secureFingerprints ?? {},
+    values: stack.values ?? {},
+    levels,
   };
 }
 

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EnforcementLevel, PolicyResource } from "@pulumi/policy";
 import type { Finding, Rule } from "../../policies/rules";
+import { aliasUrn } from "./options";
 import type { RecordedResource } from "./record";
 import { UsageError } from "./stackfile";
 
@@ -150,7 +151,15 @@ export function policyResources(resources: RecordedResource[]): PolicyResource[]
       props: r.props,
       urn: r.urn,
       name: r.name,
-      opts: { ...noOpts, parent: r.parent ?? undefined },
+      // The options the engine passes an analyzer (PolicyResourceOptions), from the recorded ones.
+      opts: {
+        ...noOpts,
+        parent: r.parent ?? undefined,
+        protect: r.options?.protect ?? false,
+        ignoreChanges: r.options?.ignoreChanges ?? [],
+        ...(r.options?.deleteBeforeReplace !== undefined ? { deleteBeforeReplace: r.options.deleteBeforeReplace } : {}),
+        aliases: (r.options?.aliases ?? []).map((a) => aliasUrn(r, a)),
+      },
       dependencies: [],
       propertyDependencies: {},
       isType: (cls) => typeOf(cls) === r.type,

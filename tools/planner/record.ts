@@ -5,6 +5,9 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { MASK } from "./fakes";
 import { fingerprint } from "./fingerprint";
+import { requestOptions, type RecordedOptions } from "./options";
+
+export type { RecordedAlias, RecordedOptions } from "./options";
 import type { Project } from "./project";
 import { deserializeProperties, freshRuntimeStore, getMonitor, runInPulumiStack, specialSecretSig, specialSigKey, waitForRPCs } from "./sdk";
 import type { StackConfig } from "./stackfile";
@@ -18,6 +21,8 @@ export interface RecordedResource {
   provider: string | null;
   dependencies: string[];
   props: Record<string, any>;
+  /** The resource options the engine receives that change what `pulumi up` does; absent when none is set. */
+  options?: RecordedOptions;
 }
 
 export interface StackRun {
@@ -113,6 +118,25 @@ export function recordStack(project: Project, projectName: string, stack: StackC
 
 let queue: Promise<void> = Promise.resolve();
 
+/**
+ * The request's options for resources.json: an alias's parentUrn left out where it is the
+ * resource's own parent (the SDK states it on every spec; "unset" means the same), duplicates dropped.
+ */
+function optionsEntry(req: any, parent: string | null): { options?: RecordedOptions } {
+  const options = requestOptions(req);
+  if (!options) return {};
+  if (options.aliases) {
+    const seen = new Set<string>();
+    options.aliases = options.aliases
+      .map((a) => ("parentUrn" in a && a.parentUrn === parent ? (({ parentUrn: _, ...rest }) => rest)(a) : a))
+      .filter((a) => {
+        const k = JSON.stringify(a);
+        return !seen.has(k) && (seen.add(k), true);
+      });
+  }
+  return { options };
+}
+
 function recordInStore(project: Project, projectName: string, stackFile: StackConfig): Promise<StackRun> {
   const { fakes } = project;
   return (async () => {
@@ -172,6 +196,7 @@ function recordInStore(project: Project, projectName: string, stackFile: StackCo
         provider: (req.getProvider() as string) || null,
         dependencies: [...new Set<string>(req.getDependenciesList())],
         props: maskSecrets(inputs, (p, value) => (secrets[JSON.stringify(p)] = fingerprint(value))),
+        ...optionsEntry(req, (req.getParent() as string) || null),
       };
     };
 

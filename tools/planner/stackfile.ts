@@ -27,6 +27,11 @@ export interface StackConfig {
    * Optional for a stack given in memory.
    */
   secureFingerprints?: Record<string, string>;
+  /**
+   * The stack file's `config:` mapping as written (structured values, `{ secure: … }` leaves
+   * kept): what a plan diff compares key by key. In memory only; optional for a stack given in memory.
+   */
+  values?: Record<string, unknown>;
 }
 
 /** A stack read from its Pulumi.<stack>.yaml. */
@@ -105,7 +110,7 @@ export function stackConfigOf(projectName: string, stack: string, values: Record
       secureFingerprints[key] = fingerprint(v0);
     }
   }
-  return { stack, config, secretKeys, secureFingerprints };
+  return { stack, config, secretKeys, secureFingerprints, values };
 }
 
 export function readProjectName(root: string): string {

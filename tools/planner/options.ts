@@ -1,0 +1,67 @@
+// The resource options the planner records beside each registration's inputs (what
+// `pulumi up` honours: protect, ignoreChanges, deleteBeforeReplace, replaceOnChanges,
+// aliases, retainOnDelete), read from the RegisterResourceRequest the SDK sends the (mock)
+// monitor. No Pulumi SDK import: `npm run policy` and the diff use it without the runtime.
+import type { RecordedResource } from "./record";
+
+/**
+ * An alias as the engine receives it (RegisterResourceRequest.aliases): an old URN, or a spec
+ * whose unset fields mean "as the resource is now" (its name, type, stack, project, parent).
+ */
+export type RecordedAlias = { urn: string } | { name?: string; type?: string; stack?: string; project?: string; parentUrn?: string; noParent?: true };
+
+/** The resource options of a registration that decide what `pulumi up` does (only those set). */
+export interface RecordedOptions {
+  protect?: boolean;
+  ignoreChanges?: string[];
+  deleteBeforeReplace?: boolean;
+  replaceOnChanges?: string[];
+  aliases?: RecordedAlias[];
+  retainOnDelete?: boolean;
+}
+
+/**
+ * The options of a RegisterResourceRequest (the SDK sets them in runtime/resource.js
+ * registerResource: protect and retainOnDelete only when given, deleteBeforeReplace with a
+ * "defined" flag, ignoreChanges/replaceOnChanges as lists, aliases as Alias messages, since the
+ * mock monitor supports alias specs). Undefined when none is set: most resources have none.
+ */
+export function requestOptions(req: any): RecordedOptions | undefined {
+  const o: RecordedOptions = {};
+  if (req.hasProtect?.()) o.protect = req.getProtect() as boolean;
+  if (req.getDeletebeforereplacedefined?.()) o.deleteBeforeReplace = req.getDeletebeforereplace() as boolean;
+  const ignore = req.getIgnorechangesList() as string[];
+  if (ignore.length) o.ignoreChanges = [...ignore];
+  const roc = req.getReplaceonchangesList() as string[];
+  if (roc.length) o.replaceOnChanges = [...roc];
+  if (req.hasRetainondelete?.()) o.retainOnDelete = req.getRetainondelete() as boolean;
+  const aliases = (req.getAliasesList() as any[]).map((a): RecordedAlias => {
+    if (!a.hasSpec()) return { urn: a.getUrn() as string };
+    const s = a.getSpec();
+    const spec: Exclude<RecordedAlias, { urn: string }> = {};
+    for (const [k, v] of [
+      ["name", s.getName()],
+      ["type", s.getType()],
+      ["stack", s.getStack()],
+      ["project", s.getProject()],
+      ["parentUrn", s.getParenturn()],
+    ] as const)
+      if (v) spec[k] = v as string;
+    if (s.getNoparent()) spec.noParent = true;
+    return spec;
+  });
+  const urns = req.getAliasurnsList() as string[];
+  for (const urn of urns) aliases.push({ urn });
+  if (aliases.length) o.aliases = aliases;
+  return Object.keys(o).length ? o : undefined;
+}
+
+/** The URN an alias names for resource `r` (the mock monitor's URN scheme: the parent's own type qualifies the type). */
+export function aliasUrn(r: Pick<RecordedResource, "urn" | "type" | "name" | "parent">, alias: RecordedAlias): string {
+  if ("urn" in alias) return alias.urn;
+  const [, stack, project] = /^urn:pulumi:([^:]*)::([^:]*)::/.exec(r.urn) ?? [];
+  const parent = alias.noParent ? null : (alias.parentUrn ?? r.parent);
+  const type = alias.type ?? r.type;
+  const qualified = parent ? `${parent.split("::")[2].split("$").pop()}$${type}` : type;
+  return `urn:pulumi:${alias.stack ?? stack}::${alias.project ?? project}::${qualified}::${alias.name ?? r.name}`;
+}
