@@ -178,7 +178,8 @@ export function costDelta(base: StackCost | undefined, head: StackCost | undefin
  * ($2,630 → $3,864 .. $5,791 → $9,659)"; "no change" when both ends round to $0; what is unknown otherwise.
  */
 export function formatCostDelta(d: CostDelta, opts: { newStack?: boolean } = {}): string {
-  if (opts.newStack) return d.head ? `${signedUsd(d.head.min)}/month at minimum, ${signedUsd(d.head.max)}/month at maximum (new stack)` : "new stack, price unknown";
+  if (opts.newStack)
+    return d.head ? `${signedUsd(d.head.min)}/month at minimum, ${signedUsd(d.head.max)}/month at maximum (new stack)` : "new stack, price unknown";
   if (d.min === undefined || d.max === undefined || !d.base || !d.head) {
     const side = !d.base && !d.head ? "base and head" : !d.base ? "base" : "head";
     return `price unknown on the ${side}${d.head ? ` (now ${usdRange(d.head)}/month)` : ""}`;

@@ -4,6 +4,9 @@
 // without a price), and the delta's sign and wording. Fixtures only; prices are read from the
 // table, never restated, so a price update does not break the arithmetic tests.
 import { strict as assert } from "node:assert";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { loadConfig } from "../config";
 import { capacityPlan } from "../config/capacity";
 import { COST_EXCLUDES, costDelta, costInputOfValues, formatCostDelta, signedUsd, stackCost, usd, usdRange, type CostInput } from "../config/cost";
@@ -11,7 +14,10 @@ import { EC2_ON_DEMAND_USD_PER_HOUR, HOURS_PER_MONTH, onDemandHourlyUsd, onDeman
 import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
 import { AWS_REGIONS } from "../components/upstream/aws-regions";
 import { summaryMarkdown, summaryRows, summaryText, type SummaryInput, type SummaryPolicy } from "../tools/planner/summary";
-import { fixtureConfig, fixtureValues, type Overrides } from "./support/stacks";
+import { fixtureConfig, fixtureStack, fixtureValues, fixtureYaml, type Overrides } from "./support/stacks";
+import { planFixture, runTool, tempProject } from "./helpers";
+import { formatText } from "../tools/planner/report";
+import { stackMarkdown } from "../tools/planner/markdown";
 
 type Sections = Record<string, any>;
 
@@ -113,7 +119,12 @@ describe("GPU cost of a stack", () => {
     const { min, max } = cfg.gpu.scaling;
     assert.equal(ng.priced.type, "g6.8xlarge");
     assert.deepEqual(ng.monthlyUsd, { min: min * first, max: max * first });
-    assert.deepEqual(ng.spread, { cheapest: "g6.4xlarge", dearest: "g6.8xlarge", low: { min: min * other, max: max * other }, high: { min: min * first, max: max * first } });
+    assert.deepEqual(ng.spread, {
+      cheapest: "g6.4xlarge",
+      dearest: "g6.8xlarge",
+      low: { min: min * other, max: max * other },
+      high: { min: min * first, max: max * first },
+    });
     // Order matters: swapped, the headline is the cheaper type.
     const swapped = stackCost(resolved("prod", (s: Sections) => (s.gpu.instanceTypes = ["g6.4xlarge", "g6.8xlarge"])));
     assert.deepEqual(swapped.monthlyUsd, { min: min * other, max: max * other });
@@ -160,8 +171,20 @@ describe("GPU cost of a stack", () => {
       });
     }
     assert.equal(costInputOfValues(fixtureValues("prod", { gpu: undefined }), "triton-platform"), undefined);
-    assert.equal(costInputOfValues(fixtureValues("prod", (s: Sections) => (s.gpu.scaling = { min: "3", max: 9 })), "triton-platform"), undefined);
-    assert.equal(costInputOfValues(fixtureValues("prod", (s: Sections) => (s.gpu.instanceTypes = "g6.xlarge")), "triton-platform"), undefined);
+    assert.equal(
+      costInputOfValues(
+        fixtureValues("prod", (s: Sections) => (s.gpu.scaling = { min: "3", max: 9 })),
+        "triton-platform",
+      ),
+      undefined,
+    );
+    assert.equal(
+      costInputOfValues(
+        fixtureValues("prod", (s: Sections) => (s.gpu.instanceTypes = "g6.xlarge")),
+        "triton-platform",
+      ),
+      undefined,
+    );
     assert.equal(costInputOfValues(fixtureValues("prod", { "aws:region": undefined }), "triton-platform"), undefined);
   });
 });
@@ -212,7 +235,10 @@ describe("cost wording and the delta against the base", () => {
     assert.match(formatCostDelta(costDelta(unpriced, priced)), /^price unknown on the base \(now \$[\d,]+\.\.\$[\d,]+\/month\)$/);
     assert.equal(formatCostDelta(costDelta(priced, unpriced)), "price unknown on the head");
     assert.equal(formatCostDelta(costDelta(undefined, undefined)), "price unknown on the base and head");
-    assert.match(formatCostDelta(costDelta(undefined, priced), { newStack: true }), /^\+\$[\d,]+\/month at minimum, \+\$[\d,]+\/month at maximum \(new stack\)$/);
+    assert.match(
+      formatCostDelta(costDelta(undefined, priced), { newStack: true }),
+      /^\+\$[\d,]+\/month at minimum, \+\$[\d,]+\/month at maximum \(new stack\)$/,
+    );
   });
 });
 
@@ -241,7 +267,10 @@ describe("the summary of a stack", () => {
       assert.ok(text.includes(want), `summary lacks: ${want}\n${text}`);
     }
     // One row per subject, labels in a column.
-    const labels = text.split("\n").filter((l) => !l.startsWith(" ")).map((l) => l.split(/ {2,}/)[0]);
+    const labels = text
+      .split("\n")
+      .filter((l) => !l.startsWith(" "))
+      .map((l) => l.split(/ {2,}/)[0]);
     assert.deepEqual(labels, ["stack", "GPU nodes", "serving", "capacity", "cost", "gateway", "monitoring", "autoscaler", "policies"]);
   });
 
@@ -281,19 +310,20 @@ describe("the summary of a stack", () => {
       ],
       levelsFile: "policies/config/staging.json",
     };
-    const text = summaryText(summaryRows({ config: withTraffic, policy })).join("\n");
+    const text = summaryText(summaryRows({ config: withTraffic, capacity: capacityPlan(withTraffic), policy })).join("\n");
     assert.match(text, /canary: Triton 25\.02-py3 × 1 · mirror 10 % of requests, traffic 20 %/);
     // The default share (0) is said too: the canary gets mirrored requests only.
     assert.match(summaryOf("staging"), /canary: Triton 25\.02-py3 × 1 · mirror 10 % of requests, traffic 0 %/);
     assert.match(text, /from policies\/config\/staging\.json · 3 violations: 2 mandatory, 1 advisory \(triton-image-pinned, gateway-canary-mirrored\)/);
-    // Without capacity and cost, their rows are absent, not empty.
-    assert.doesNotMatch(text, /^(capacity|cost) /m);
+    // Without a cost, its row is absent, not empty.
+    assert.doesNotMatch(text, /^cost /m);
   });
 
   it("names receivers by kind, never a secret or a receiver's URL", () => {
     for (const shape of ["staging", "prod"]) {
       const text = summaryOf(shape);
-      const md = summaryMarkdown(summaryRows({ config: resolved(shape) })).join("\n");
+      const cfg = resolved(shape);
+      const md = summaryMarkdown(summaryRows({ config: cfg, capacity: capacityPlan(cfg), cost: stackCost(cfg) })).join("\n");
       for (const out of [text, md]) {
         assert.doesNotMatch(out, /placeholder|secret|https?:\/\/|hooks\.slack/i, out);
       }
@@ -308,8 +338,96 @@ describe("the summary of a stack", () => {
     const input: SummaryInput = { config: cfg, capacity: capacityPlan(cfg), cost: stackCost(cfg), policy: POLICY };
     const md = summaryMarkdown(summaryRows(input));
     assert.ok(md[0].startsWith("- **stack**: prod · us-east-1"), md[0]);
-    assert.ok(md.every((l) => /^(- \*\*[a-zA-Z ]+\*\*: | {2}- )/.test(l)), md.join("\n"));
-    assert.ok(md.some((l) => l.includes("AL2023\\_x86\\_64\\_NVIDIA")), "underscores escaped");
+    assert.ok(
+      md.every((l) => /^(- \*\*[a-zA-Z ]+\*\*: | {2}- )/.test(l)),
+      md.join("\n"),
+    );
+    assert.ok(
+      md.some((l) => l.includes("AL2023\\_x86\\_64\\_NVIDIA")),
+      "underscores escaped",
+    );
     assert.equal(md.filter((l) => l.startsWith("- ")).length, summaryRows(input).length);
   });
+});
+
+describe("the summary in the plan", function () {
+  this.timeout(120_000);
+
+  it("is the first section of every stack's report: first in the text, first in the Markdown, with its data in the JSON", async () => {
+    const { report } = await planFixture(fixtureStack("staging"));
+    assert.equal(report.sections?.[0]?.id, "summary");
+    const text = formatText(report).split("\n");
+    assert.match(text[0], /^stack staging: \d+ resources/);
+    assert.equal(text[1], "  summary");
+    assert.match(text[2], /^ {4}stack {7}staging · us-east-1 · cluster ml-staging · zones us-east-1a, us-east-1b$/);
+    assert.ok(text.findIndex((l) => l.startsWith("  policies:")) > text.findIndex((l) => l.startsWith("    policies")), "the summary before the policy block");
+    const md = stackMarkdown(report).split("\n");
+    const first = md.findIndex((l) => l.length > 0 && !l.startsWith("### "));
+    assert.equal(md[first], "**summary**");
+    assert.match(md[first + 2], /^- \*\*stack\*\*: staging · us-east-1/);
+    const data = report.sections[0].data as { cost: { monthlyUsd: { min: number } } };
+    const cfg = resolved("staging");
+    assert.equal(data.cost.monthlyUsd.min, cfg.gpu.scaling.min * hourly("g6.xlarge", "us-east-1") * 730);
+  });
+});
+
+function git(dir: string, ...args: string[]): string {
+  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+describe("the cost delta in the pull-request diff (fixture stack in a temporary git repository)", function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(() => {
+    dir = tempProject({ dev: fixtureYaml("dev") });
+    fs.writeFileSync(path.join(dir, ".gitignore"), "node_modules\nout/\n");
+    git(dir, "init", "-q");
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", "base: dev on one g4dn.xlarge");
+  });
+
+  it("says +$N/month at minimum and maximum in text, Markdown and JSON when a bigger instance type is chosen", () => {
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.dev.yaml"),
+      fixtureYaml("dev", (s: Sections) => (s.gpu.instanceTypes = ["g4dn.2xlarge"])),
+    );
+    const node = (hourly("g4dn.2xlarge", "us-west-2") - hourly("g4dn.xlarge", "us-west-2")) * 730;
+    const want = `${signedUsd(node)}/month at minimum, ${signedUsd(node)}/month at maximum`;
+    assert.match(want, /^\+\$\d+/);
+
+    const text = runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--out", path.join(dir, "out")]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.ok(text.stdout.includes(`  GPU cost (on demand): ${want}`), text.stdout);
+
+    const out = path.join(dir, "plan.json");
+    const md = runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--format", "markdown", "--out", path.join(dir, "out"), "--output", out]);
+    assert.equal(md.status, 0, md.stderr);
+    assert.ok(md.stdout.includes(`**GPU cost (on demand)**: ${want}`), md.stdout);
+    // The summary of the head prices the new type.
+    assert.ok(md.stdout.includes(`g4dn.2xlarge at $${hourly("g4dn.2xlarge", "us-west-2")}/h in us-west-2`), md.stdout);
+    const cost = JSON.parse(fs.readFileSync(out, "utf8")).stacks[0].diff.cost;
+    assert.ok(Math.abs(cost.min - node) < 1e-9 && Math.abs(cost.max - node) < 1e-9, JSON.stringify(cost));
+    assert.equal(
+      cost.text,
+      formatCostDelta(costDelta(stackCost(resolved("dev")), stackCost(resolved("dev", (s: Sections) => (s.gpu.instanceTypes = ["g4dn.2xlarge"]))))),
+    );
+  });
+
+  it("says no change when the stack's GPU nodes are unchanged", () => {
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.dev.yaml"),
+      fixtureYaml("dev", (s: Sections) => (s.gateway.replicas = 2)),
+    );
+    const r = runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--out", path.join(dir, "out")]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}GPU cost \(on demand\): no change \(\$\d+\/month\)$/m);
+  });
+
+  afterEach(() => git(dir, "checkout", "-q", "--", "."));
 });

@@ -5,9 +5,7 @@
 // printed aligned in a terminal and as a Markdown list in the pull-request body. Never a secret:
 // a receiver is named by its kind (and the Slack channel), never by its key or URL.
 import * as path from "node:path";
-import { gpuInstanceType } from "../../components/upstream/ec2-gpu-instances";
 import { GPU_AMI_TYPES } from "../../components/upstream/eks";
-import { hpaBounds } from "../../components/triton/schema";
 import type { CapacityPlan } from "../../config/capacity";
 import { COST_EXCLUDES, usd, usdRange, type StackCost } from "../../config/cost";
 
@@ -81,7 +79,8 @@ export interface SummaryPolicy {
 
 export interface SummaryInput {
   readonly config: SummaryConfig;
-  readonly capacity?: CapacityPlan;
+  /** The capacity plan: the HPA ranges and GPUs per node are its (config/capacity.ts derives them once). */
+  readonly capacity: CapacityPlan;
   readonly cost?: StackCost;
   readonly policy?: SummaryPolicy;
 }
@@ -102,26 +101,26 @@ function placeRow(c: SummaryConfig): SummaryRow {
   return { label: "stack", lines: [`${c.stack}${env} · ${c.region} · cluster ${c.cluster.name} · zones ${list(c.cluster.zones)}`] };
 }
 
-function gpuRow(c: SummaryConfig): SummaryRow {
+function gpuRow(c: SummaryConfig, capacity: CapacityPlan): SummaryRow {
   const g = c.gpu;
-  const per = g.instanceTypes.map((t) => gpuInstanceType(t)).filter((t) => t !== undefined);
-  const gpus = [...new Set(per.map((t) => t.gpus))];
-  const label = g.gpuType ?? per[0]?.gpuLabel ?? "unknown GPU";
+  const ng = capacity.nodeGroups[0];
+  const perNode = ng && ng.instanceTypes.length ? range(ng.gpusPerNode.min, ng.gpusPerNode.max) : "?";
+  const label = g.gpuType ?? ng?.instanceTypes[0]?.gpuLabel ?? "unknown GPU";
   const ami = GPU_AMI_TYPES[g.amiType as keyof typeof GPU_AMI_TYPES];
   const desired = g.scaling.desired !== undefined && g.scaling.desired !== g.scaling.min ? ` (desired ${g.scaling.desired})` : "";
   return {
     label: "GPU nodes",
     lines: [
-      `${g.instanceTypes.join(" | ")} × ${range(g.scaling.min, g.scaling.max)} node${g.scaling.max === 1 ? "" : "s"}${desired} · ${gpus.length ? gpus.join("/") : "?"} × ${label} per node`,
+      `${g.instanceTypes.join(" | ")} × ${range(g.scaling.min, g.scaling.max)} node${g.scaling.max === 1 ? "" : "s"}${desired} · ${perNode} × ${label} per node`,
       `AMI ${g.amiType}${ami ? ` (NVIDIA driver R${ami.driverBranch})` : ""} · GPU Operator ${g.operator.version}`,
     ],
   };
 }
 
-function servingRow(c: SummaryConfig, capacity?: CapacityPlan): SummaryRow {
+function servingRow(c: SummaryConfig, capacity: CapacityPlan): SummaryRow {
   const lines: string[] = [];
   c.triton.groups.forEach((g, i) => {
-    const hpa = capacity?.groups[i]?.primary ?? hpaBounds(g.replicas, g.hpa);
+    const hpa = capacity.groups[i].primary;
     const models = g.models?.length ? `models ${list(g.models)}` : `model control ${g.modelControlMode ?? "?"}`;
     lines.push(
       `${g.name}: Triton ${g.image.tag} · ${plural(g.replicas, "replica")}, HPA ${range(hpa.min, hpa.max)} · per pod ` +
@@ -205,7 +204,8 @@ function monitoringRow(c: SummaryConfig): SummaryRow {
 function autoscalerRow(c: SummaryConfig): SummaryRow {
   const a = c.autoscaler;
   if (!a) return { label: "autoscaler", lines: ["none in this revision"] };
-  if (!a.enabled) return { label: "autoscaler", lines: [`off: the GPU node group stays at its creation size (${c.gpu.scaling.desired ?? c.gpu.scaling.min} nodes)`] };
+  if (!a.enabled)
+    return { label: "autoscaler", lines: [`off: the GPU node group stays at its creation size (${c.gpu.scaling.desired ?? c.gpu.scaling.min} nodes)`] };
   const v = [a.version ? `chart ${a.version}` : "", a.imageTag ? `image ${a.imageTag}` : ""].filter(Boolean).join(", ");
   return {
     label: "autoscaler",
@@ -232,8 +232,8 @@ function policyRow(p: SummaryPolicy): SummaryRow {
 /** The summary's rows, in reading order. */
 export function summaryRows(input: SummaryInput): SummaryRow[] {
   const c = input.config;
-  const rows = [placeRow(c), gpuRow(c), servingRow(c, input.capacity)];
-  if (input.capacity) rows.push(capacityRow(input.capacity));
+  const rows = [placeRow(c), gpuRow(c, input.capacity), servingRow(c, input.capacity)];
+  rows.push(capacityRow(input.capacity));
   if (input.cost) rows.push(costRow(input.cost));
   rows.push(gatewayRow(c), monitoringRow(c), autoscalerRow(c));
   if (input.policy) rows.push(policyRow(input.policy));
