@@ -182,7 +182,13 @@ describe("model repository", () => {
     });
 
     it("put the exact subject in the trust policy, for any namespace and name", () => {
-      const doc = irsaTrustPolicy({ providerArn: "p", issuerUrl: "https://oidc.example/id/X/", namespace: "ns-a", serviceAccount: "sa-b" });
+      const doc = irsaTrustPolicy({
+        sid: "TritonServiceAccountOnly",
+        providerArn: "p",
+        issuerUrl: "https://oidc.example/id/X/",
+        namespace: "ns-a",
+        serviceAccount: "sa-b",
+      });
       assert.deepEqual(doc.Statement[0].Condition!.StringEquals, {
         "oidc.example/id/X:sub": "system:serviceaccount:ns-a:sa-b",
         "oidc.example/id/X:aud": "sts.amazonaws.com",

@@ -8,10 +8,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import Ajv4 from "ajv-draft-04";
-import { fixtureStack, fixtureYaml, plan, planFixture, runTool, tempProject, ROOT } from "./helpers";
+import { fixtureLevels, fixtureStack, fixtureYaml, plan, planFixture, runTool, tempProject, ROOT } from "./helpers";
 import { formatText, REPORT_SCHEMA_VERSION, REPORT_SECTIONS, type SectionBuilder, type StackReport } from "../tools/planner/report";
 import { planMarkdown } from "../tools/planner/markdown";
 import { locateConfigKey } from "../tools/planner/sarif";
+import { REPOSITORY } from "../tools/planner/project";
 import { rules } from "../policies/rules";
 
 const sarifSchema = JSON.parse(fs.readFileSync(path.join(ROOT, "test", "schemas", "sarif-schema-2.1.0.json"), "utf8")) as object;
@@ -45,8 +46,18 @@ describe("plan machine output: --output JSON and --sarif", function () {
     const dev = report.stacks.find((s: any) => s.stack === "dev");
     assert.equal(prod.levelsFile, path.join("policies", "config", "prod.json"));
     assert.deepEqual(prod.rules.map((r: any) => r.name).sort(), rules.map((r) => r.name).sort());
-    assert.ok(prod.rules.every((r: any) => r.level === "mandatory"));
-    assert.ok(dev.rules.every((r: any) => r.level === "advisory"));
+    // Each rule at the level the fixture's levels file gives it ("all", unless the rule is named).
+    for (const [stack, levels] of [
+      [prod, fixtureLevels("prod")],
+      [dev, fixtureLevels("dev")],
+    ] as const) {
+      for (const r of stack.rules) {
+        const own = (levels as Record<string, unknown>)[r.name];
+        const want = typeof own === "string" ? own : levels.all;
+        assert.equal(r.level, want, `${stack.stack} ${r.name}`);
+      }
+    }
+    assert.ok(prod.rules.some((r: any) => r.level === "mandatory"));
     assert.ok(prod.violations.some((v: any) => v.policy === "gateway-mirror-percent-within-max"));
     assert.ok(prod.countsByType["kubernetes:apps/v1:StatefulSet"] >= 1, "counts by type stay in the JSON");
   });
@@ -59,6 +70,13 @@ describe("plan machine output: --output JSON and --sarif", function () {
     // and the schema is strict enough to refuse a broken log
     assert.ok(!validate({ ...log, version: "2.0.0" }));
     assert.ok(!validate({ ...log, runs: [{ ...log.runs[0], results: [{ message: {} }] }] }));
+  });
+
+  it("maps only rules the pack has to stack settings (a renamed or retired rule would locate nothing)", () => {
+    const names = new Set(rules.map((r) => r.name));
+    const unknown = Object.keys(REPOSITORY.configKeys).filter((n) => !names.has(n));
+    assert.deepEqual(unknown, []);
+    assert.ok(Object.keys(REPOSITORY.configKeys).length >= 10);
   });
 
   it("locates a violation that maps to a stack setting at that key in Pulumi.<stack>.yaml", () => {
@@ -159,7 +177,11 @@ describe("plan artifacts per stack", function () {
     const words = fs
       .readFileSync(path.join(dir, "vision.args.txt"), "utf8")
       .trim()
-      .split(/ \\\n {2}/);
+      .split(/ \\\n {2}/)
+      // Words the shell would expand ($(VAR), which the kubelet expands instead) are single-quoted.
+      .map((w) => (/^'.*'$/s.test(w) ? w.slice(1, -1).replace(/'"'"'/g, "'") : w));
+    // ...so a shell does not expand the admin key reference when someone pastes the line.
+    assert.match(fs.readFileSync(path.join(dir, "vision.args.txt"), "utf8"), /'--http-restricted-api=[^']*\$\(TRITON_PLATFORM_ADMIN_KEY\)'/);
     assert.deepEqual(words, [...c.command, ...c.args]);
   });
 
@@ -204,7 +226,7 @@ describe("plan report: sections first, counts by type behind --verbose", functio
     assert.doesNotMatch(text, /kubernetes:apps\/v1:StatefulSet/, "no counts by type without --verbose");
     assert.match(formatText(report, { verbose: true }), /\s+1 {2}kubernetes:apps\/v1:StatefulSet/);
     const md = planMarkdown([report]);
-    assert.match(md, /### `dev`: \d+ resources; ✅ policies pass\n\n\*\*summary\*\*\n\n- serving groups: vision/);
+    assert.match(md, /### `dev`: \d+ resources; [^\n]+\n\n\*\*summary\*\*\n\n- serving groups: vision/);
     assert.doesNotMatch(md, /resources by type/);
     assert.match(planMarkdown([report], undefined, undefined, { verbose: true }), /resources by type/);
   });

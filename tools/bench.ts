@@ -81,7 +81,7 @@ export function planArgs(root: string, stack: string): string[] {
 
 /**
  * The prod stack with `n` serving groups: copies of its first group under new names (the
- * first keeps its name, which the gateway's defaultGroup names).
+ * first keeps its name, which the gateway's defaultGroup names), on `n` times its GPU nodes.
  */
 export function scaledProdStack(n: number): string {
   const doc = yaml.load(fs.readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, any> };
@@ -91,6 +91,9 @@ export function scaledProdStack(n: number): string {
     ...structuredClone(template),
     name: i === 0 ? template.name : `${template.name}-${String(i).padStart(3, "0")}`,
   }));
+  // As many GPU nodes per group as the stack gives its one group, or the capacity plan refuses the stack.
+  const scaling = doc.config["triton-platform:gpu"].scaling as Record<string, number>;
+  for (const k of Object.keys(scaling)) scaling[k] *= n;
   return yaml.dump(doc, { lineWidth: -1 });
 }
 

@@ -4,14 +4,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ReleaseArgs } from "@pulumi/kubernetes/helm/v3";
 import { NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../contracts";
-import {
-  IAM_POLICY_VERSION,
-  IRSA_REGIONAL_STS_ANNOTATION,
-  IRSA_ROLE_ANNOTATION,
-  STS_AUDIENCE,
-  issuerHostPath,
-  serviceAccountSubject,
-} from "../upstream/aws-iam";
+import { IAM_POLICY_VERSION, IRSA_REGIONAL_STS_ANNOTATION, IRSA_ROLE_ANNOTATION, irsaTrustPolicy, type PolicyDocument } from "../upstream/aws-iam";
 import {
   CLUSTER_AUTOSCALER_CHART,
   CLUSTER_AUTOSCALER_READ_ACTIONS,
@@ -35,20 +28,6 @@ export const AUTOSCALER_FULLNAME = "cluster-autoscaler";
  * 100m CPU, 600Mi). The chart sets none: an unrequested pod is the first evicted under pressure.
  */
 const RESOURCES = { requests: { cpu: "100m", memory: "600Mi" }, limits: { memory: "600Mi" } } as const;
-
-export interface PolicyStatement {
-  Sid: string;
-  Effect: "Allow";
-  Principal?: Record<string, string>;
-  Action: string | string[];
-  /** Absent in a trust policy (IAM refuses Resource there). */
-  Resource?: string | string[];
-  Condition?: Record<string, Record<string, string>>;
-}
-export interface PolicyDocument {
-  Version: typeof IAM_POLICY_VERSION;
-  Statement: PolicyStatement[];
-}
 
 /** Where the role acts: the cluster (by name), its account, partition and region. */
 export interface AutoscalerScope {
@@ -101,21 +80,7 @@ export function autoscalerPolicy(s: AutoscalerScope): PolicyDocument {
 
 /** Trust policy: only the cluster's OIDC provider, only the autoscaler's ServiceAccount token, only for STS. */
 export function autoscalerTrustPolicy(a: { providerArn: string; issuerUrl: string; namespace: string }): PolicyDocument {
-  const host = issuerHostPath(a.issuerUrl);
-  return {
-    Version: IAM_POLICY_VERSION,
-    Statement: [
-      {
-        Sid: "ClusterAutoscalerServiceAccountOnly",
-        Effect: "Allow",
-        Principal: { Federated: a.providerArn },
-        Action: "sts:AssumeRoleWithWebIdentity",
-        Condition: {
-          StringEquals: { [`${host}:sub`]: serviceAccountSubject(a.namespace, AUTOSCALER_SERVICE_ACCOUNT), [`${host}:aud`]: STS_AUDIENCE },
-        },
-      },
-    ],
-  };
+  return irsaTrustPolicy({ sid: "ClusterAutoscalerServiceAccountOnly", ...a, serviceAccount: AUTOSCALER_SERVICE_ACCOUNT });
 }
 
 /** Pure: the IRSA role's arguments. */

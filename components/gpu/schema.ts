@@ -58,8 +58,8 @@ const nodeGroupEntries = {
   ),
   gpuType: doc(
     v.optional(dnsLabel),
-    "Value of the triton-platform/gpu-type node label the serving groups select on, e.g. nvidia-l4. Must match the instance types' GPU " +
-      "when their family is known; required for an unknown family.",
+    "Value of the triton-platform/gpu-type node label the serving groups select on, e.g. nvidia-l4. Must match the instance types' GPU. " +
+      "A stack refuses instance types the GPU facts table does not list (capacity plan); a direct caller of GpuNodeGroup with such a type must set it.",
     { default: "from the instance family (g4dn → nvidia-t4, g5 → nvidia-a10g, g6 → nvidia-l4, …)" },
   ),
   scaling: doc(scaling, "Node count of the managed node group: min <= desired <= max."),

@@ -32,7 +32,9 @@ export function kmsAliasArgs<T>(targetKeyId: T) {
 /** Trust policy (JSON) of the reader role: the cluster's OIDC provider, for exactly the Triton ServiceAccount. */
 export function readerTrustPolicyJson(a: { partition: string; accountId: string; issuerUrl: string; namespace: string; serviceAccount: string }): string {
   const providerArn = oidcProviderArn(a.partition, a.accountId, a.issuerUrl);
-  return JSON.stringify(irsaTrustPolicy({ providerArn, issuerUrl: a.issuerUrl, namespace: a.namespace, serviceAccount: a.serviceAccount }));
+  return JSON.stringify(
+    irsaTrustPolicy({ sid: "TritonServiceAccountOnly", providerArn, issuerUrl: a.issuerUrl, namespace: a.namespace, serviceAccount: a.serviceAccount }),
+  );
 }
 
 /** Principals that may assume the publisher role: the configured ones, or the account root (the account's IAM policies decide). */

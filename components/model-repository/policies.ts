@@ -1,7 +1,7 @@
 // IAM and bucket policy documents of the model repository: pure functions of plain
 // strings that return JSON-serialisable objects, so tests and the policy pack can read
 // them without the Pulumi runtime.
-import { IAM_POLICY_VERSION, STS_AUDIENCE, issuerHostPath, serviceAccountSubject } from "../upstream/aws-iam";
+import { IAM_POLICY_VERSION, type PolicyDocument, type PolicyStatement } from "../upstream/aws-iam";
 
 /** A KMS key ARN (not an alias: an alias cannot scope kms:Decrypt, and the EBS CSI driver takes the full ARN). */
 export const KMS_KEY_ARN =
@@ -12,19 +12,7 @@ export function kmsKeyRegion(arn: string): string | undefined {
   return arn.split(":")[3] || undefined;
 }
 
-export interface PolicyStatement {
-  Sid?: string;
-  Effect: "Allow" | "Deny";
-  Principal?: "*" | Record<string, string | string[]>;
-  Action: string | string[];
-  Resource?: string | string[];
-  Condition?: Record<string, Record<string, string | string[]>>;
-}
-
-export interface PolicyDocument {
-  Version: typeof IAM_POLICY_VERSION;
-  Statement: PolicyStatement[];
-}
+export { irsaTrustPolicy, type PolicyDocument, type PolicyStatement } from "../upstream/aws-iam";
 
 /** Object ARN pattern of a prefix: arn:aws:s3:::bucket/prefix/* (the prefix alone, never the bucket). */
 export function prefixObjectsArn(bucketArn: string, prefix: string): string {
@@ -64,32 +52,6 @@ function listStatements(a: BucketAccess): PolicyStatement[] {
 /** kms:ViaService: the key is usable by this role only through S3 in the bucket's region, not directly. */
 function viaS3(region: string): PolicyStatement["Condition"] {
   return { StringEquals: { "kms:ViaService": `s3.${region}.amazonaws.com` } };
-}
-
-/**
- * Trust policy of an IRSA role: only the cluster's OIDC provider, only tokens minted for
- * exactly one ServiceAccount (StringEquals, not StringLike: no wildcard namespaces or names),
- * only with the STS audience.
- */
-export function irsaTrustPolicy(args: { providerArn: string; issuerUrl: string; namespace: string; serviceAccount: string }): PolicyDocument {
-  const host = issuerHostPath(args.issuerUrl);
-  return {
-    Version: IAM_POLICY_VERSION,
-    Statement: [
-      {
-        Sid: "TritonServiceAccountOnly",
-        Effect: "Allow",
-        Principal: { Federated: args.providerArn },
-        Action: "sts:AssumeRoleWithWebIdentity",
-        Condition: {
-          StringEquals: {
-            [`${host}:sub`]: serviceAccountSubject(args.namespace, args.serviceAccount),
-            [`${host}:aud`]: STS_AUDIENCE,
-          },
-        },
-      },
-    ],
-  };
 }
 
 export interface BucketAccess {

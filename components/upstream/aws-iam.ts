@@ -26,3 +26,45 @@ export function oidcProviderArn(partition: string, accountId: string, issuerUrl:
 
 /** Environment variables that carry static AWS credentials: never in a pod (IRSA provides web identity). */
 export const STATIC_AWS_CREDENTIAL_ENV = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"] as const;
+
+/** One IAM policy statement, as the stack writes them (identity, resource and trust policies). */
+export interface PolicyStatement {
+  Sid?: string;
+  Effect: "Allow" | "Deny";
+  Principal?: "*" | Record<string, string | string[]>;
+  Action: string | string[];
+  /** Absent in a trust policy (IAM refuses Resource there). */
+  Resource?: string | string[];
+  Condition?: Record<string, Record<string, string | string[]>>;
+}
+
+export interface PolicyDocument {
+  Version: typeof IAM_POLICY_VERSION;
+  Statement: PolicyStatement[];
+}
+
+/**
+ * Trust policy of an IRSA role: only the cluster's OIDC provider, only tokens minted for
+ * exactly one ServiceAccount (StringEquals, not StringLike: no wildcard namespaces or names),
+ * only with the STS audience.
+ */
+export function irsaTrustPolicy(args: { sid: string; providerArn: string; issuerUrl: string; namespace: string; serviceAccount: string }): PolicyDocument {
+  const host = issuerHostPath(args.issuerUrl);
+  return {
+    Version: IAM_POLICY_VERSION,
+    Statement: [
+      {
+        Sid: args.sid,
+        Effect: "Allow",
+        Principal: { Federated: args.providerArn },
+        Action: "sts:AssumeRoleWithWebIdentity",
+        Condition: {
+          StringEquals: {
+            [`${host}:sub`]: serviceAccountSubject(args.namespace, args.serviceAccount),
+            [`${host}:aud`]: STS_AUDIENCE,
+          },
+        },
+      },
+    ],
+  };
+}

@@ -195,7 +195,7 @@ export const iamIrsaTrustExact = resourceRule({
   prevents: "Every pod of the cluster (any ServiceAccount, or tokens minted for another audience) assuming the model reader or publisher role.",
   remediationSteps:
     "Condition StringEquals { <issuer>:sub: system:serviceaccount:<ns>:<sa>, <issuer>:aud: sts.amazonaws.com } " +
-    "(components/model-repository/policies.ts irsaTrustPolicy).",
+    "(components/upstream/aws-iam.ts irsaTrustPolicy).",
   check: (r) => {
     const role = propsOf(r, IAM_ROLE);
     if (!role) return NONE;

@@ -50,7 +50,7 @@ export interface Project {
 
 /** This repository's rules → the setting each is fixed in (see Project.configKeys; key names from components/<c>/schema.ts). */
 const CONFIG_KEYS: Readonly<Record<string, string>> = {
-  "triton-image-pinned": "triton.groups[name={group}]{canary}.image.tag",
+  "container-images-pinned": "triton.groups[name={group}]{canary}.image.tag",
   "triton-min-replicas": "triton.groups[name={group}]{canary}.replicas",
   "triton-shm-sized": "triton.groups[name={group}].shmSize",
   "triton-startup-probe": "triton.groups[name={group}].modelLoadBudgetSeconds",
@@ -62,10 +62,11 @@ const CONFIG_KEYS: Readonly<Record<string, string>> = {
   "gateway-clusters-defined": "gateway.defaultGroup",
   "gpu-nodes-span-zones": "cluster.zones",
   "gpu-nodegroup-max-unavailable": "gpu.maxUnavailable",
-  "gpu-operator-chart-pinned": "gpu.operator.version",
   "gpu-operator-matches-node-image": "gpu.operator.version",
   "monitoring-alerting-in-prod": "monitoring.alerting.enabled",
-  "monitoring-chart-version-pinned": "monitoring.kubePrometheusStackVersion",
+  "monitoring-critical-alerts-notify": "monitoring.alerting",
+  "autoscaler-present-for-scaling-node-groups": "autoscaler.enabled",
+  "gateway-canary-traffic-within-max": "triton.groups[name={group}].canary.trafficPercent",
   "aws-provider-default-tags": "tags",
   "k8s-standard-labels": "tags",
   "s3-bucket-versioned": "modelRepository.s3",
