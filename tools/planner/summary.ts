@@ -269,7 +269,8 @@ export interface SummarySection {
   title: string;
   text: string[];
   markdown: string[];
-  data: { rows: SummaryRow[]; capacity: CapacityPlan; cost: StackCost };
+  /** The rows and the cost (the capacity plan is the report's own `capacity`). */
+  data: { rows: SummaryRow[]; cost: StackCost };
 }
 
 /**
@@ -288,6 +289,6 @@ export function summarySectionAt(root: string): (input: SummarySectionInput) => 
     const capacity = capacityPlan(config);
     const cost = stackCost(config);
     const rows = summaryRows({ config, capacity, cost, policy: { rules: input.rules, violations: input.violations } });
-    return { id: "summary", title: "summary", text: summaryText(rows), markdown: summaryMarkdown(rows), data: { rows, capacity, cost } };
+    return { id: "summary", title: "summary", text: summaryText(rows), markdown: summaryMarkdown(rows), data: { rows, cost } };
   };
 }
