@@ -220,7 +220,9 @@ describe("plan report: sections first, counts by type behind --verbose", functio
       REPORT_SECTIONS.splice(REPORT_SECTIONS.indexOf(builder), 1);
     }
     assert.deepEqual(seen, ["dev"]);
-    assert.deepEqual(report.sections, [{ id: "summary", title: "summary", text: ["serving groups: vision"], data: { groups: ["vision"] } }]);
+    // The planner's REPORT_SECTIONS first, then the project's own (this repository's summary, tools/planner/summary.ts).
+    assert.deepEqual(report.sections?.[0], { id: "summary", title: "summary", text: ["serving groups: vision"], data: { groups: ["vision"] } });
+    assert.equal(report.sections?.length, 2);
     const text = formatText(report);
     assert.ok(text.indexOf("serving groups: vision") < text.indexOf("policies:"), text);
     assert.doesNotMatch(text, /kubernetes:apps\/v1:StatefulSet/, "no counts by type without --verbose");

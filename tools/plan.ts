@@ -69,6 +69,7 @@ runCli(async () => {
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { recordAtRef, isBaseError } = require("./planner/base") as typeof import("./planner/base");
     const { countChanges, diffConfig, diffResources, policyDelta } = require("./planner/diff") as typeof import("./planner/diff");
+    const { costDelta, costInputOfValues, formatCostDelta, stackCost } = require("../config/cost") as typeof import("../config/cost");
     const { evaluateAt } = require("./planner") as typeof import("./planner");
     /* eslint-enable @typescript-eslint/no-require-imports */
     const planned = stacks.filter((s) => plans.has(s));
@@ -84,6 +85,13 @@ runCli(async () => {
       const resources = diffResources(old?.resources ?? [], p.resources, { base: old?.secretFingerprints, head: p.secretFingerprints });
       // The base's violations under the head's rules and levels: what this change adds or fixes.
       const baseViolations = old ? await evaluateAt(REPOSITORY, old.resources, p.levels, `levels of stack ${stack}`) : [];
+      // Both sides priced by the current table from their stack files as written (the keys read
+      // have no defaults), so the delta is what the change to the stack costs, whatever the base's modules are.
+      const costOf = (values: Record<string, unknown> | undefined) => {
+        const input = values && costInputOfValues(values, projectName);
+        return input && stackCost(input);
+      };
+      const cost = costDelta(costOf(old?.values), costOf(p.values));
       diffs.set(stack, {
         stack,
         base,
@@ -92,6 +100,7 @@ runCli(async () => {
         resources,
         config: diffConfig(old?.values ?? {}, p.values, projectName),
         policy: policyDelta(baseViolations, p.report.violations),
+        cost: { ...cost, text: formatCostDelta(cost, { newStack: !old }) },
       });
     }
   }

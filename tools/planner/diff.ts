@@ -7,6 +7,7 @@
 // retainOnDelete leaves the cloud object behind, deleteBeforeReplace is named. List items are
 // matched by identity (name, key, port, ...) and paths say so: `clusters[name=vision]`.
 // Pure: two resources arrays in, plain data out.
+import type { CostDelta } from "../../config/cost";
 import { MASK } from "./fakes";
 import { aliasUrn } from "./options";
 import type { RecordedResource } from "./record";
@@ -125,6 +126,8 @@ export interface StackDiff {
   policy?: PolicyDelta;
   /** The base stack did not plan (its error): nothing could be compared. */
   baseError?: string;
+  /** The GPU nodes' monthly on-demand cost, base → head, and its line ("+$1,323/month at minimum, ..."): config/cost.ts. */
+  cost?: CostDelta & { text: string };
 }
 
 /** Strings longer than this, or with a newline, are shown as a line diff. */
@@ -707,6 +710,7 @@ function propertyText(p: PropertyChange, r: ResourceChange): string[] {
 export function formatDiffText(d: StackDiff): string {
   const lines = [`stack ${d.stack} against ${d.base}${d.newStack ? " (new stack)" : ""}: ${d.baseError ? "not compared" : summaryLine(d)}`];
   if (d.baseError) lines.push(`  the base does not plan: ${d.baseError}`);
+  if (d.cost) lines.push(`  GPU cost (on demand): ${d.cost.text}`);
   if (d.config.length) {
     lines.push("  config:");
     for (const c of d.config) lines.push(`    ${configLine(c)}`);

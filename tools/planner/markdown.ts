@@ -135,6 +135,7 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
   } else if (diff) {
     lines.push(`### \`${r.stack}\`: ${summaryLine(diff)}; ${verdict(r)}`);
     if (diff.newStack) lines.push("", `New stack: no \`Pulumi.${r.stack}.yaml\` at the base revision.`);
+    if (diff.cost) lines.push("", `**GPU cost (on demand)**: ${diff.cost.text}`);
   } else {
     lines.push(`### \`${r.stack}\`: ${r.resources} resources; ${verdict(r)}`);
   }

@@ -97,6 +97,13 @@ export function projectAt(root: string): Project {
       /* eslint-enable @typescript-eslint/no-require-imports */
       return capacityPlan(loadConfig(stack.config, stack.stack, stack.secretKeys));
     },
+    // The summary a reviewer reads first (tools/planner/summary.ts: place, GPUs, serving groups,
+    // capacity, cost, gateway, monitoring, autoscaler, policies). Loaded on first use, after the
+    // program has run, like the rules: it shares the upstream tables the program compiled.
+    sections: [
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      (input) => (require("./summary") as typeof import("./summary")).summarySectionAt(root)(input),
+    ],
   };
 }
 
