@@ -243,6 +243,10 @@ export const gatewayEnvoyAdminNotExposed = resourceRule({
 function adminReferences(listener: Record<string, any>, admin: Set<string>): { path: string; value: unknown; why: string }[] {
   const out: { path: string; value: unknown; why: string }[] = [];
   if (admin.size === 0) return out;
+  // Every form below names an admin cluster as a string value, or is a cluster_header: a listener
+  // whose JSON holds neither cannot reach the admin, so the (costly) walk is skipped for it.
+  const text = JSON.stringify([listener.filter_chains, listener.default_filter_chain]);
+  if (!text.includes('"cluster_header"') && ![...admin].some((name) => text.includes(JSON.stringify(name)))) return out;
   const walk = (v: unknown, at: string, route: Record<string, any> | undefined): void => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}[${i}]`, route));
     if (v === null || typeof v !== "object") return;
