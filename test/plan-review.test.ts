@@ -489,3 +489,21 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
 
   afterEach(() => git(dir, "checkout", "-q", "--", "."));
 });
+
+describe("plan review: a whole added mapping in the pull-request body", () => {
+  it("indents every line of its JSON block under the list item (Markdown ends the item at an unindented line)", () => {
+    const group = { name: "text", models: ["bert"], hpa: { min: 2, max: 4 } };
+    const md = planMarkdown(
+      [{ stack: "prod", resources: 2, countsByType: {}, violations: [], mandatory: 0, advisory: 0, warnings: [] }],
+      new Map([["prod", diffOf([], [{ key: "triton.groups[name=text]", kind: "add", new: group }])]]),
+    );
+    const lines = md.split("\n");
+    const item = lines.findIndex((l) => l.startsWith("- `triton.groups[name=text]`: added"));
+    assert.ok(item >= 0, md);
+    const open = lines.findIndex((l, i) => i > item && l.trim().startsWith("```"));
+    const close = lines.findIndex((l, i) => i > open && l.trim().startsWith("```"));
+    assert.ok(close > open + 3, md);
+    for (const l of lines.slice(open, close + 1)) assert.match(l, /^ {2}/, `not indented under the item: ${JSON.stringify(l)}`);
+    assert.deepEqual(JSON.parse(lines.slice(open + 1, close).join("\n")), group);
+  });
+});

@@ -32,10 +32,14 @@ function code(s: string): string {
   return `${fence}${fence === "``" ? " " : ""}${s}${fence === "``" ? " " : ""}${fence}`;
 }
 
-/** A fenced block whose fence is longer than any backtick run inside. */
+/**
+ * A fenced block whose fence is longer than any backtick run inside, one entry per line: a
+ * caller that indents the block (under a list item) indents every line of it, or the list ends
+ * at the body's second line and the fence swallows what follows.
+ */
 function fenced(lang: string, body: string): string[] {
   const fence = "`".repeat(Math.max(3, ...(body.match(/`+/g) ?? []).map((m) => m.length + 1)));
-  return [`${fence}${lang}`, body, fence];
+  return [`${fence}${lang}`, ...body.split("\n"), fence];
 }
 
 function verdict(r: StackReport): string {
