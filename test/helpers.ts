@@ -104,3 +104,13 @@ export async function validateManifest(m: { apiVersion: string; kind: string }):
   if (!Model) throw new Error(`${pkg} has no ${m.apiVersion} ${m.kind}`);
   new Model(m).validate();
 }
+
+/** git in a test's temporary repository, as a throwaway identity with signing off; its stdout. */
+export function git(dir: string, ...args: string[]): string {
+  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  return r.stdout.trim();
+}

@@ -2,10 +2,9 @@
 // changes in a temporary git repository (a copy of the project), and the pure diff on
 // crafted resources where the program has no such resource yet.
 import { strict as assert } from "node:assert";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fixtureYaml, recorded, runTool, tempProject } from "./helpers";
+import { fixtureYaml, git, recorded, runTool, tempProject } from "./helpers";
 import { planStack, type PlanResult, type RecordedResource } from "../tools/planner";
 import { recordAtRef, type RecordedPlan } from "../tools/planner/base";
 import { countChanges, diffResources, diffSecureConfig, formatDiffText, lineDiff, type ResourceChange, type StackDiff } from "../tools/planner/diff";
@@ -45,15 +44,6 @@ const FIXTURE_DATA = [
   "    instances: 1",
   "",
 ].join("\n");
-
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 /**
  * The base stack: the dev-shaped fixture plus a secure: value in another namespace

@@ -4,10 +4,9 @@
 // or already on the base. Pure cases on crafted resources; the CLI on fixture stacks in a
 // temporary git repository.
 import { strict as assert } from "node:assert";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fixtureYaml, recorded, runTool, tempProject } from "./helpers";
+import { fixtureYaml, git, recorded, runTool, tempProject } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
 import {
   diffConfig,
@@ -400,15 +399,6 @@ describe("plan review: stack-file keys and policy violations against the base", 
     assert.match(md, /`prod`: configuration error \(exit 2\); every other stack is planned below/);
   });
 });
-
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 describe("plan review on the command line (fixture stacks in a temporary git repository)", function () {
   this.timeout(120_000);

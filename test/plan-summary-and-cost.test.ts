@@ -4,7 +4,6 @@
 // without a price), and the delta's sign and wording. Fixtures only; prices are read from the
 // table, never restated, so a price update does not break the arithmetic tests.
 import { strict as assert } from "node:assert";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadConfig } from "../config";
@@ -15,7 +14,7 @@ import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
 import { AWS_REGIONS } from "../components/upstream/aws-regions";
 import { summaryMarkdown, summaryRows, summaryText, type SummaryInput, type SummaryPolicy } from "../tools/planner/summary";
 import { fixtureConfig, fixtureStack, fixtureValues, fixtureYaml, type Overrides } from "./support/stacks";
-import { planFixture, runTool, tempProject } from "./helpers";
+import { git, planFixture, runTool, tempProject } from "./helpers";
 import { formatText } from "../tools/planner/report";
 import { stackMarkdown } from "../tools/planner/markdown";
 
@@ -370,15 +369,6 @@ describe("the summary in the plan", function () {
     assert.equal(data.cost.monthlyUsd.min, cfg.gpu.scaling.min * hourly("g6.xlarge", "us-east-1") * 730);
   });
 });
-
-function git(dir: string, ...args: string[]): string {
-  const r = spawnSync("git", ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], {
-    cwd: dir,
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 describe("the cost delta in the pull-request diff (fixture stack in a temporary git repository)", function () {
   this.timeout(120_000);
