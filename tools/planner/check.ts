@@ -7,10 +7,6 @@ import type { RecordedResource } from "./record";
 import { readStackFile } from "./stackfile";
 import { REPOSITORY, type Project } from "./project";
 
-/**
- * The pack's rules over `resources` at the levels of `<project's policies>/config/<stack>.json`
- * (a missing file is a UsageError naming the file to copy).
- */
 /** A stack's levels from `<policies>/config/<stack>.json`, checked against the pack, and the file they came from. */
 export function loadLevels(
   stack: string,
@@ -26,6 +22,7 @@ export function loadLevels(
   return { cfg, file: levelsFile };
 }
 
+/** The pack's rules over `resources` at the stack's levels (loadLevels: a missing file is a UsageError naming the file to copy). */
 export async function checkResources(
   resources: RecordedResource[],
   stack: string,
@@ -34,13 +31,8 @@ export async function checkResources(
   /** The stack's environment when the caller has its config; it only words a missing file's error. */
   environment?: string,
 ) {
-  const rules = project.rules();
-  // The stack file is read for its environment only when it is needed: a missing levels file.
-  const levelsFile = path.join(policiesDir, "config", `${stack}.json`);
-  const env = environment ?? (fs.existsSync(levelsFile) ? undefined : stackEnvironment(path.dirname(policiesDir), stack));
-  const cfg = readPolicyConfig(policiesDir, stack, env);
-  checkPolicyConfig(rules, cfg, `policies/config/${stack}.json`);
-  return evaluatePolicies(rules, resources, cfg);
+  const { cfg } = loadLevels(stack, policiesDir, project, environment);
+  return evaluatePolicies(project.rules(), resources, cfg);
 }
 
 /** The `environment` a stack file beside the pack sets, if there is one (it names the levels file a new stack copies). */
