@@ -16,23 +16,6 @@ const OPTIONS_DIR = ((): string | undefined => {
   return beside.map((d) => path.join(d, "..", "shared", "reference", "tritonserver-options")).find((d) => fs.existsSync(d));
 })();
 
-/**
- * Where the shared tables disagree with the parser source itself, checked with git on
- * triton-inference-server/server at each branch (2026-12-01). Each entry is applied to the
- * shared rows before comparing and reported to the shared folder's owners; it never hides a
- * disagreement of our own table, because it names exactly one option and the releases.
- */
-const SHARED_TABLE_ERRATA: readonly { option: string; from: string; arg: string; why: string }[] = [
-  {
-    option: "http-max-input-size",
-    from: "25.06",
-    arg: "ArgInt",
-    why:
-      "missing from the shared r25.07-r26.08 files: src/command_line_parser.cc declares it in SetupOptions " +
-      '({OPTION_HTTP_MAX_INPUT_SIZE, "http-max-input-size", Option::ArgInt, …}) on every branch from r25.06 to r26.08',
-  },
-];
-
 interface Row {
   readonly name: string;
   readonly arg: string;
@@ -49,11 +32,6 @@ function readTable(file: string): Row[] {
       const [name, kind, dep] = l.split("\t");
       return { name, arg: kind.replace(/^format /, ""), deprecated: (dep ?? "").trim() === "deprecated" };
     });
-}
-
-function withErrata(release: string, rows: Row[]): Row[] {
-  const extra = SHARED_TABLE_ERRATA.filter((e) => release >= e.from && !rows.some((r) => r.name === e.option));
-  return [...rows, ...extra.map((e) => ({ name: e.option, arg: e.arg, deprecated: false }))];
 }
 
 /** Every way the table's options of `release` differ from the shared rows of that release. */
@@ -98,20 +76,13 @@ describe("tritonserver option table matches the shared per-release option tables
   });
 
   it("has, for each release, exactly its options, with their argument kinds and deprecations", () => {
-    const problems = releaseFiles().flatMap(({ release, file }) => disagreements(FLAGS, release, withErrata(release, readTable(file))));
+    const problems = releaseFiles().flatMap(({ release, file }) => disagreements(FLAGS, release, readTable(file)));
     assert.deepEqual(problems, []);
-  });
-
-  it("the errata name options the shared table really lacks (an erratum that no longer applies must go)", () => {
-    for (const e of SHARED_TABLE_ERRATA) {
-      const lacking = releaseFiles().filter(({ release, file }) => release >= e.from && !readTable(file).some((r) => r.name === e.option));
-      assert.ok(lacking.length > 0, `${e.option}: every shared table from ${e.from} has it now; remove the erratum`);
-    }
   });
 
   it("fails on a table that disagrees: an option dropped, one dated too late, a wrong kind, a lost deprecation, an extra option", () => {
     const { release, file } = releaseFiles().find((r) => r.release === "25.07")!;
-    const rows = withErrata(release, readTable(file));
+    const rows = readTable(file);
     assert.deepEqual(disagreements(FLAGS, release, rows), []);
     const mutate = (name: string, change: (f: FlagSpec) => FlagSpec | undefined) =>
       FLAGS.flatMap((f) => {
