@@ -3,7 +3,7 @@
 // cluster, in both node group shapes that can grow; silent on the prod plan and on variants that
 // need no autoscaler or have one.
 import { strict as assert } from "node:assert";
-import { autoscalerRules } from "../policies/rules/autoscaler";
+import { rules as autoscalerRules } from "../policies/rules/autoscaler";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { fixtureStack, plan, planFixture, recorded } from "./helpers";

@@ -1,6 +1,6 @@
 // Each gpu-nodes rule fires on a broken resource and stays silent on the compliant prod plan.
 import { strict as assert } from "node:assert";
-import { gpuNodeRules } from "../policies/rules/gpu-nodes";
+import { rules as gpuNodeRules } from "../policies/rules/gpu-nodes";
 import { rules as allRules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";

@@ -1,7 +1,7 @@
 // Each monitoring policy fires on a release broken in one property and stays silent on the
 // compliant release the component builds.
 import { strict as assert } from "node:assert";
-import { monitoringRules } from "../policies/rules/monitoring";
+import { rules as monitoringRules } from "../policies/rules/monitoring";
 import { rules as allRules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";

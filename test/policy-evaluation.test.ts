@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { evaluatePolicies, checkPolicyConfig, policyResources } from "../tools/planner/policy";
 import { checkResources, type RecordedResource } from "../tools/planner";
 import { rules } from "../policies/rules";
-import { foundationRules } from "../policies/rules/foundation";
+import { rules as foundationRules } from "../policies/rules/foundation";
 import { fixtureYaml, runTool, SHAPES, tempProject } from "./helpers";
 
 const STACK = "urn:pulumi:t::triton-platform::pulumi:pulumi:Stack::triton-platform-t";

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
-import { tritonRules } from "../policies/rules/triton";
+import { rules as tritonRules } from "../policies/rules/triton";
 import { rules } from "../policies/rules";
 import { HORIZONTAL_POD_AUTOSCALER, POD_DISRUPTION_BUDGET, STATEFUL_SET } from "../policies/rules/types";
 import { standardLabels } from "../components/naming";
