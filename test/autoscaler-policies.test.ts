@@ -3,11 +3,12 @@
 // cluster, in both node group shapes that can grow; silent on the prod plan and on variants that
 // need no autoscaler or have one.
 import { strict as assert } from "node:assert";
-import { autoscalerRules } from "../policies/rules/autoscaler";
+import { rules as autoscalerRules } from "../policies/rules/autoscaler";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { fixtureStack, plan, planFixture, recorded } from "./helpers";
 import { HELM_RELEASE as REL, NODE_GROUP as NG } from "../policies/rules/types";
+import { declareMutations, first } from "./support/mutations";
 
 const RULE = "autoscaler-present-for-scaling-node-groups";
 const rule = autoscalerRules.find((r) => r.name === RULE)!;
@@ -138,3 +139,15 @@ describe(`policy ${RULE}`, () => {
     });
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "autoscaler-present-for-scaling-node-groups",
+    breaks: "removes the Cluster Autoscaler release while the GPU node group may grow from 3 to 9",
+    mutate: (rs) => {
+      rs.splice(rs.indexOf(first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "cluster-autoscaler")), 1);
+    },
+  },
+]);

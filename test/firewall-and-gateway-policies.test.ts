@@ -6,6 +6,7 @@ import type { RecordedResource } from "../tools/planner";
 import { TRITON_ALL_PODS } from "../components/contracts";
 import { ENVOY_CONFIG_FILE, gatewayConfigMap, resolveEnvoyGatewayArgs } from "../components/gateway";
 import { SECURITY_GROUP_INGRESS_RULE as SG_RULE, NETWORK_POLICY as NP } from "../policies/rules/types";
+import { declareMutations, first, editEnvoy, walk } from "./support/mutations";
 
 const res = (type: string, name: string, props: Record<string, any>): RecordedResource => recorded(type, name, props);
 
@@ -243,3 +244,63 @@ describe("firewall and gateway policies", () => {
     });
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "firewall-no-world-ingress-on-triton-ports",
+    breaks: "opens the gateway load balancer's 8000-8001 to 0.0.0.0/1 + 128.0.0.0/1 (the internet without a /0)",
+    mutate: (rs) => {
+      const r = first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (x) => x.props.cidrIpv4 !== undefined);
+      r.props.cidrIpv4 = "0.0.0.0/1";
+      rs.push({ ...structuredClone(r), urn: `${r.urn}-upper`, name: `${r.name}-upper`, props: { ...structuredClone(r.props), cidrIpv4: "128.0.0.0/1" } });
+    },
+  },
+  {
+    rule: "firewall-triton-metrics-only-from-monitoring",
+    breaks: "admits any source to Triton's metrics port",
+    mutate: (rs) =>
+      delete first(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec.ingress[0]
+        .from,
+  },
+  {
+    rule: "gateway-mirror-percent-within-max",
+    breaks: "mirrors half of production traffic to the canary (prod cap 25 %)",
+    mutate: (rs) =>
+      editEnvoy(rs, (c) =>
+        walk(c, (o) => {
+          if (o.request_mirror_policies)
+            for (const m of o.request_mirror_policies) m.runtime_fraction.default_value = { numerator: 50, denominator: "HUNDRED" };
+        }),
+      ),
+  },
+  {
+    rule: "gateway-canary-traffic-within-max",
+    breaks: "sends 30 % of a model's real traffic to the canary (prod cap 10 %)",
+    mutate: (rs) =>
+      editEnvoy(rs, (c) =>
+        walk(c, (o) => {
+          if (!Array.isArray(o.routes)) return;
+          const r = o.routes.find((x: Record<string, any>) => x.route?.request_mirror_policies);
+          if (r)
+            o.routes.unshift({
+              ...r,
+              name: `${r.name}-canary`,
+              match: { ...r.match, runtime_fraction: { default_value: { numerator: 30, denominator: "HUNDRED" } } },
+              route: { ...r.route, cluster: r.route.request_mirror_policies[0].cluster, request_mirror_policies: undefined },
+            });
+        }),
+      ),
+  },
+  {
+    rule: "gateway-envoy-admin-not-exposed",
+    breaks: "binds Envoy's admin interface to 0.0.0.0",
+    mutate: (rs) => editEnvoy(rs, (c) => (c.admin.address.socket_address.address = "0.0.0.0")),
+  },
+  {
+    rule: "firewall-default-deny",
+    breaks: "drops the serving namespace's default-deny egress",
+    mutate: (rs) => rs.splice(rs.indexOf(first(rs, NP, (r) => r.props.metadata.name === "default-deny-egress")), 1),
+  },
+]);

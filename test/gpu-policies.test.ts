@@ -1,11 +1,12 @@
 // Each gpu-nodes rule fires on a broken resource and stays silent on the compliant prod plan.
 import { strict as assert } from "node:assert";
-import { gpuNodeRules } from "../policies/rules/gpu-nodes";
+import { rules as gpuNodeRules } from "../policies/rules/gpu-nodes";
 import { rules as allRules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { plan } from "./helpers";
 import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT, HELM_RELEASE as REL } from "../policies/rules/types";
+import { declareMutations, first } from "./support/mutations";
 
 const rule = (name: string) => {
   const r = allRules.find((x) => x.name === name);
@@ -115,3 +116,58 @@ describe("gpu-nodes policy rules", () => {
     assert.match(inline[0], /Role gpu-node: inlinePolicies must be empty, got 1/);
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "gpu-nodegroup-tainted",
+    breaks: "removes the nvidia.com/gpu taint from the GPU node group",
+    mutate: (rs) => (first(rs, "aws:eks/nodeGroup:NodeGroup").props.taints = []),
+  },
+  {
+    rule: "gpu-nodegroup-max-unavailable",
+    breaks: "lets a GPU node group rollout take two nodes out at once",
+    mutate: (rs) => (first(rs, "aws:eks/nodeGroup:NodeGroup").props.updateConfig = { maxUnavailable: 2 }),
+  },
+  {
+    rule: "launch-template-imdsv2",
+    breaks: "makes IMDSv2 tokens optional on the GPU launch template",
+    mutate: (rs) => (first(rs, "aws:ec2/launchTemplate:LaunchTemplate").props.metadataOptions.httpTokens = "optional"),
+  },
+  {
+    rule: "launch-template-encrypted-volumes",
+    breaks: "turns off encryption of the GPU nodes' data volume",
+    mutate: (rs) => (first(rs, "aws:ec2/launchTemplate:LaunchTemplate").props.blockDeviceMappings[0].ebs.encrypted = "false"),
+  },
+  {
+    rule: "gpu-operator-matches-node-image",
+    breaks: "has the GPU Operator install a driver on AL2023 NVIDIA nodes that ship one",
+    mutate: (rs) =>
+      (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "gpu-operator").props.values.driver = { enabled: true, version: "580.105.08" }),
+  },
+  {
+    rule: "gpu-node-role-least-privilege",
+    breaks: "attaches AmazonS3FullAccess to the GPU node role",
+    mutate: (rs) => (first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::aws:policy/AmazonS3FullAccess"),
+  },
+  {
+    rule: "helm-release-pinned",
+    breaks: "adds the EFS CSI driver's release on a version range",
+    mutate: (rs) => {
+      const r = structuredClone(first(rs, "kubernetes:helm.sh/v3:Release", (x) => x.props.chart === "gpu-operator"));
+      rs.push({
+        ...r,
+        urn: `${r.urn}-efs`,
+        name: "efs-csi",
+        props: {
+          chart: "aws-efs-csi-driver",
+          version: "~3.2",
+          namespace: "kube-system",
+          repositoryOpts: { repo: "https://kubernetes-sigs.github.io/aws-efs-csi-driver/" },
+          values: {},
+        },
+      });
+    },
+  },
+]);

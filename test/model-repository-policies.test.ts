@@ -6,6 +6,7 @@ import { rules } from "../policies/rules";
 import { evaluatePolicies, type Violation } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
 import { BUCKET_ENCRYPTION as SSE, BUCKET_VERSIONING as VERSIONING, BUCKET_PUBLIC_ACCESS_BLOCK as PAB, BUCKET_POLICY } from "../policies/rules/types";
+import { declareMutations, first, k8sObject, editDoc } from "./support/mutations";
 
 type Mutate = (rs: RecordedResource[]) => RecordedResource[] | void;
 
@@ -159,3 +160,68 @@ describe("model repository policies", () => {
     }
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "s3-bucket-encrypted",
+    breaks: "switches the model bucket's default encryption to SSE-S3 (AES256)",
+    mutate: (rs) =>
+      (first(rs, "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration").props.rules[0].applyServerSideEncryptionByDefault = {
+        sseAlgorithm: "AES256",
+      }),
+  },
+  {
+    rule: "s3-bucket-versioned",
+    breaks: "suspends versioning of the model bucket",
+    mutate: (rs) => (first(rs, "aws:s3/bucketVersioning:BucketVersioning").props.versioningConfiguration.status = "Suspended"),
+  },
+  {
+    rule: "s3-public-access-blocked",
+    breaks: "turns off blockPublicPolicy on the model bucket",
+    mutate: (rs) => (first(rs, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock").props.blockPublicPolicy = false),
+  },
+  {
+    rule: "s3-tls-only",
+    breaks: "drops the aws:SecureTransport deny from the bucket policy",
+    mutate: (rs) => {
+      const p = first(rs, "aws:s3/bucketPolicy:BucketPolicy");
+      const doc = JSON.parse(p.props.policy);
+      doc.Statement = doc.Statement.filter((st: { Sid?: string }) => st.Sid !== "DenyInsecureTransport");
+      p.props.policy = JSON.stringify(doc);
+    },
+  },
+  {
+    rule: "iam-statements-least-privilege",
+    breaks: "widens the reader's s3:GetObject to arn:aws:s3:::*/* (every bucket's objects)",
+    mutate: (rs) =>
+      editDoc(
+        rs,
+        "aws:iam/rolePolicy:RolePolicy",
+        "model-repository-reader",
+        "policy",
+        (d) => (d.Statement.find((st: { Action: unknown }) => st.Action === "s3:GetObject").Resource = "arn:aws:s3:::*/*"),
+      ),
+  },
+  {
+    rule: "no-plaintext-credentials",
+    breaks: "adds a plaintext Secret holding AWS keys",
+    mutate: (rs) =>
+      rs.push(
+        k8sObject(rs, "kubernetes:core/v1:Secret", "aws-keys", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "aws-keys", namespace: "triton" },
+          stringData: {
+            credentials: "[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+          },
+        }),
+      ),
+  },
+  {
+    rule: "s3-access-logging",
+    breaks: "removes the bucket's access logging (advisory)",
+    mutate: (rs) => rs.splice(rs.indexOf(first(rs, "aws:s3/bucketLogging:BucketLogging")), 1),
+  },
+]);

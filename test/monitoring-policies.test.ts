@@ -1,7 +1,7 @@
 // Each monitoring policy fires on a release broken in one property and stays silent on the
 // compliant release the component builds.
 import { strict as assert } from "node:assert";
-import { monitoringRules } from "../policies/rules/monitoring";
+import { rules as monitoringRules } from "../policies/rules/monitoring";
 import { rules as allRules } from "../policies/rules";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
@@ -9,6 +9,7 @@ import { kubePrometheusStackRelease, prometheusAdapterRelease, resolveMonitoring
 import { standardLabels } from "../components/naming";
 import { HELM_RELEASE as RELEASE } from "../policies/rules/types";
 import { MONITORING_REFS } from "./support/monitoring";
+import { declareMutations, first } from "./support/mutations";
 
 const PROVIDER = "urn:pulumi:prod::triton-platform::pulumi:providers:kubernetes::cluster-k8s";
 
@@ -129,3 +130,27 @@ describe("monitoring policies", () => {
     });
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "helm-values-no-credentials",
+    breaks: "gives Grafana the chart's literal admin password",
+    mutate: (rs) =>
+      (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.grafana.adminPassword = "prom-operator"),
+  },
+  {
+    rule: "monitoring-alerting-in-prod",
+    breaks: "turns Alertmanager off in prod",
+    mutate: (rs) => (first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.alertmanager.enabled = false),
+  },
+  {
+    rule: "monitoring-critical-alerts-notify",
+    breaks: "drops every notifier of the critical receiver, so critical alerts reach nobody",
+    mutate: (rs) => {
+      const config = first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "kube-prometheus-stack").props.values.alertmanager.config;
+      config.receivers = config.receivers.map((r: { name: string }) => (r.name === "critical" ? { name: "critical" } : r));
+    },
+  },
+]);

@@ -5,8 +5,9 @@ import * as path from "node:path";
 import { evaluatePolicies, checkPolicyConfig, policyResources } from "../tools/planner/policy";
 import { checkResources, type RecordedResource } from "../tools/planner";
 import { rules } from "../policies/rules";
-import { foundationRules } from "../policies/rules/foundation";
+import { rules as foundationRules } from "../policies/rules/foundation";
 import { fixtureYaml, runTool, SHAPES, tempProject } from "./helpers";
+import { declareMutations, first } from "./support/mutations";
 
 const STACK = "urn:pulumi:t::triton-platform::pulumi:pulumi:Stack::triton-platform-t";
 const K8S_PROVIDER = "urn:pulumi:t::triton-platform::pulumi:providers:kubernetes::cluster-k8s";
@@ -184,3 +185,39 @@ describe("policy evaluation (offline)", () => {
     });
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "k8s-standard-labels",
+    breaks: "drops the environment label from the Triton namespace",
+    mutate: (rs) => delete first(rs, "kubernetes:core/v1:Namespace").props.metadata.labels["triton-platform/environment"],
+  },
+  {
+    rule: "aws-provider-default-tags",
+    breaks: "removes the standard tags from the AWS provider",
+    mutate: (rs) => (first(rs, "pulumi:providers:aws").props.defaultTags = JSON.stringify({ tags: {} })),
+  },
+  {
+    rule: "aws-explicit-provider",
+    breaks: "adds an AWS resource on the default provider",
+    mutate: (rs) =>
+      rs.push({
+        // Not a bucket: a bare bucket would (rightly) also fail the s3-* rules of model-repository.
+        urn: "urn:pulumi:prod::triton-platform::aws:ec2/securityGroup:SecurityGroup::stray",
+        type: "aws:ec2/securityGroup:SecurityGroup",
+        name: "stray",
+        custom: true,
+        parent: rs[0].urn,
+        provider: "urn:pulumi:prod::triton-platform::pulumi:providers:aws::default_7_48_0::id",
+        dependencies: [],
+        props: {},
+      }),
+  },
+  {
+    rule: "k8s-explicit-provider",
+    breaks: "moves the Triton namespace to the default Kubernetes provider",
+    mutate: (rs) => (first(rs, "kubernetes:core/v1:Namespace").provider = null),
+  },
+]);

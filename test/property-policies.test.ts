@@ -5,6 +5,18 @@
 import { strict as assert } from "node:assert";
 import type { RecordedResource } from "../tools/planner";
 import { plan, recorded, ruleViolations } from "./helpers";
+import {
+  declareMutations,
+  first,
+  tritonSts,
+  tritonContainer,
+  DEPLOYMENT,
+  SERVICE,
+  NETWORK_POLICY,
+  servingNamespace,
+  k8sObject,
+  editDoc,
+} from "./support/mutations";
 
 type Edit = (rs: RecordedResource[]) => void;
 interface Case {
@@ -847,3 +859,166 @@ describe("rules stated as properties: fire in every shape, silent on reasonable 
     });
   }
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "pod-security-restricted",
+    breaks: "puts the Envoy gateway Deployment on the host network",
+    mutate: (rs) => (first(rs, DEPLOYMENT).props.spec.template.spec.hostNetwork = true),
+  },
+  {
+    rule: "namespace-pod-security-restricted",
+    breaks: "sets the serving namespace's Pod Security enforce level to privileged",
+    mutate: (rs) => (servingNamespace(rs).props.metadata.labels["pod-security.kubernetes.io/enforce"] = "privileged"),
+  },
+  {
+    rule: "container-images-pinned",
+    breaks: "runs the gateway's Envoy as envoyproxy/envoy:latest",
+    mutate: (rs) => (first(rs, DEPLOYMENT).props.spec.template.spec.containers[0].image = "envoyproxy/envoy:latest"),
+  },
+  {
+    rule: "image-pull-always-with-tag",
+    breaks: "pulls the Triton image Always by tag (advisory in prod)",
+    mutate: (rs) => (tritonContainer(rs).imagePullPolicy = "Always"),
+  },
+  {
+    rule: "service-account-token-not-mounted",
+    breaks: "mounts the API token into Triton pods",
+    mutate: (rs) => (tritonSts(rs).props.spec.template.spec.automountServiceAccountToken = true),
+  },
+  {
+    rule: "triton-reachable-only-through-gateway",
+    breaks: "makes the Triton group's Service a NodePort",
+    mutate: (rs) => (first(rs, SERVICE, (r) => r.props.metadata.name === "vision").props.spec.type = "NodePort"),
+  },
+  {
+    rule: "load-balancer-sources-restricted",
+    breaks: "opens the gateway load balancer to 0.0.0.0/1 + 128.0.0.0/1",
+    mutate: (rs) => (first(rs, SERVICE, (r) => r.props.spec?.type === "LoadBalancer").props.spec.loadBalancerSourceRanges = ["0.0.0.0/1", "128.0.0.0/1"]),
+  },
+  {
+    rule: "rbac-serving-accounts-least-privilege",
+    breaks: "binds the Triton ServiceAccount to cluster-admin",
+    mutate: (rs) =>
+      rs.push(
+        k8sObject(rs, "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding", "triton-admin", {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "ClusterRoleBinding",
+          metadata: { name: "triton-admin" },
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+          subjects: [{ kind: "ServiceAccount", name: "triton", namespace: "triton" }],
+        }),
+      ),
+  },
+  {
+    rule: "iam-no-public-principal",
+    breaks: 'lets Principal "*" assume the publisher role',
+    mutate: (rs) => editDoc(rs, "aws:iam/role:Role", "model-repository-publisher", "assumeRolePolicy", (d) => (d.Statement[0].Principal = "*")),
+  },
+  {
+    rule: "iam-irsa-trust-exact",
+    breaks: "trusts every ServiceAccount of the namespace (StringLike sub, no aud)",
+    mutate: (rs) =>
+      editDoc(rs, "aws:iam/role:Role", "model-repository-reader", "assumeRolePolicy", (d) => {
+        const c = d.Statement[0].Condition.StringEquals;
+        const sub = Object.keys(c).find((k) => k.endsWith(":sub"))!;
+        d.Statement[0].Condition = { StringLike: { [sub]: "system:serviceaccount:triton:*" } };
+      }),
+  },
+  {
+    rule: "iam-no-admin-managed-policies",
+    breaks: "attaches AdministratorAccess to the GPU node role from outside the node-group component",
+    mutate: (rs) => {
+      const a = structuredClone(first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+      rs.push({
+        ...a,
+        urn: `${a.urn}-admin`,
+        name: "node-admin",
+        parent: rs[0].urn,
+        props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" },
+      });
+    },
+  },
+  {
+    rule: "iam-no-aws-managed-policy-names",
+    breaks: "adds a customer policy named AmazonS3ReadOnlyAccess",
+    mutate: (rs) => {
+      const p = structuredClone(first(rs, "aws:iam/rolePolicy:RolePolicy", (r) => r.name === "model-repository-reader"));
+      rs.push({
+        ...p,
+        urn: "urn:pulumi:prod::triton-platform::aws:iam/policy:Policy::lookalike",
+        type: "aws:iam/policy:Policy",
+        name: "lookalike",
+        props: { name: "AmazonS3ReadOnlyAccess", policy: p.props.policy },
+      });
+    },
+  },
+  {
+    rule: "kms-key-rotation",
+    breaks: "turns key rotation off",
+    mutate: (rs) => (first(rs, "aws:kms/key:Key").props.enableKeyRotation = false),
+  },
+  {
+    rule: "firewall-no-ssh-from-internet",
+    breaks: "admits SSH to the GPU nodes from ::/0",
+    mutate: (rs) => {
+      const r = structuredClone(first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (x) => x.props.referencedSecurityGroupId !== undefined));
+      rs.push({
+        ...r,
+        urn: `${r.urn}-ssh`,
+        name: "ssh",
+        props: { securityGroupId: r.props.securityGroupId, ipProtocol: "tcp", fromPort: 22, toPort: 22, cidrIpv6: "::/0" },
+      });
+    },
+  },
+  {
+    rule: "firewall-no-allow-all-to-triton",
+    breaks: "admits every pod of every namespace to Triton's 8000/8001",
+    mutate: (rs) =>
+      (first(rs, NETWORK_POLICY, (r) => r.props.metadata.name === "triton-serving-from-gateway").props.spec.ingress[0].from = [{ namespaceSelector: {} }]),
+  },
+  {
+    rule: "s3-bucket-owner-enforced",
+    breaks: "lets object writers own their objects",
+    mutate: (rs) => (first(rs, "aws:s3/bucketOwnershipControls:BucketOwnershipControls").props.rule.objectOwnership = "ObjectWriter"),
+  },
+  {
+    rule: "s3-noncurrent-versions-expire",
+    breaks: "removes the lifecycle configuration",
+    mutate: (rs) => rs.splice(rs.indexOf(first(rs, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")), 1),
+  },
+  {
+    stack: "staging",
+    rule: "efs-encrypted",
+    breaks: "creates the model file system unencrypted",
+    mutate: (rs) => (first(rs, "aws:efs/fileSystem:FileSystem").props.encrypted = false),
+  },
+  {
+    stack: "staging",
+    rule: "efs-nfs-only-from-gpu-nodes",
+    breaks: "admits NFS from 0.0.0.0/0",
+    mutate: (rs) => {
+      const r = first(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (x) => x.props.fromPort === 2049);
+      delete r.props.referencedSecurityGroupId;
+      r.props.cidrIpv4 = "0.0.0.0/0";
+    },
+  },
+  {
+    stack: "staging",
+    rule: "efs-access-point-confined",
+    breaks: "roots the access point at / as uid 0",
+    mutate: (rs) => {
+      const ap = first(rs, "aws:efs/accessPoint:AccessPoint");
+      ap.props.posixUser.uid = 0;
+      ap.props.rootDirectory.path = "/";
+    },
+  },
+  {
+    stack: "staging",
+    rule: "serving-volumes-read-only",
+    breaks: "mounts the model volume read-write",
+    mutate: (rs) => (tritonContainer(rs).volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/models").readOnly = false),
+  },
+]);

@@ -19,6 +19,7 @@ import {
   NODE_GROUP,
   CONFIG_MAP,
 } from "../policies/rules/types";
+import { declareMutations, first, walk } from "./support/mutations";
 
 const ZONES_TAG = "triton-platform:zones";
 
@@ -382,3 +383,44 @@ describe("stack-wide policies", () => {
     });
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "triton-metrics-scraped",
+    breaks: "narrows the Triton ServiceMonitor's keep regex to the canary, so the primary's metrics Service is never scraped",
+    mutate: (rs) => (first(rs, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor").props.spec.endpoints[0].relabelings[0].regex = "vision-canary-metrics"),
+  },
+  {
+    rule: "gateway-canary-mirrored",
+    breaks: "removes every mirror policy from the gateway, so the canary gets no traffic",
+    mutate: (rs) => editEnvoy(rs, (c) => walk(c, (o) => delete o.request_mirror_policies)),
+  },
+  {
+    rule: "gateway-clusters-defined",
+    breaks: "misspells the mirror cluster of one route",
+    mutate: (rs) =>
+      editEnvoy(
+        rs,
+        (c) =>
+          (c.static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes.find(
+            (r: Record<string, any>) => r.route?.request_mirror_policies,
+          ).route.request_mirror_policies[0].cluster = "vision-canary-htp"),
+      ),
+  },
+  {
+    rule: "crd-objects-depend-on-release",
+    breaks: "drops the PrometheusRule's dependency on kube-prometheus-stack",
+    mutate: (rs) => (first(rs, "kubernetes:monitoring.coreos.com/v1:PrometheusRule").dependencies = []),
+  },
+  {
+    rule: "gpu-nodes-span-zones",
+    breaks: "puts the GPU node group in two zones' subnets",
+    mutate: (rs) => {
+      const ng = first(rs, "aws:eks/nodeGroup:NodeGroup");
+      ng.props.subnetIds = ng.props.subnetIds.slice(0, 2);
+      ng.props.tags["triton-platform:zones"] = "us-east-1a us-east-1b";
+    },
+  },
+]);

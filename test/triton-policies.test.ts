@@ -1,11 +1,12 @@
 import { strict as assert } from "node:assert";
 import { evaluatePolicies } from "../tools/planner/policy";
 import type { RecordedResource } from "../tools/planner";
-import { tritonRules } from "../policies/rules/triton";
+import { rules as tritonRules } from "../policies/rules/triton";
 import { rules } from "../policies/rules";
 import { HORIZONTAL_POD_AUTOSCALER, POD_DISRUPTION_BUDGET, STATEFUL_SET } from "../policies/rules/types";
 import { standardLabels } from "../components/naming";
 import { resolveTritonServer, tritonHorizontalPodAutoscaler, tritonPodDisruptionBudget, tritonStatefulSet } from "../components/triton";
+import { declareMutations, first, tritonSts, tritonContainer } from "./support/mutations";
 
 const TYPES: Record<string, string> = {
   StatefulSet: STATEFUL_SET,
@@ -233,3 +234,61 @@ describe("Triton policy rules", () => {
     for (const name of ["triton-min-replicas", "triton-zone-spread", "triton-explicit-model-control"]) assert.deepEqual(await violations(name, dev), [], name);
   });
 });
+
+// Each rule of this file broken on a fixture plan (prod unless `stack` says): exactly it must fire, at the stack's level
+// (test/support/mutations.ts; test/policy-mutations.test.ts checks that every rule of the pack has one).
+declareMutations([
+  {
+    rule: "triton-gpu-limits-equal-requests",
+    breaks: "requests two GPUs but limits one",
+    mutate: (rs) => (tritonContainer(rs).resources.requests["nvidia.com/gpu"] = "2"),
+  },
+  {
+    rule: "triton-shm-sized",
+    breaks: "drops the /dev/shm sizeLimit",
+    mutate: (rs) => delete tritonSts(rs).props.spec.template.spec.volumes.find((v: { name: string }) => v.name === "dshm").emptyDir.sizeLimit,
+  },
+  {
+    rule: "triton-startup-probe",
+    breaks: "removes the startupProbe",
+    mutate: (rs) => delete tritonContainer(rs).startupProbe,
+  },
+  {
+    rule: "triton-real-flags",
+    breaks: "adds a log format tritonserver does not have",
+    mutate: (rs) => tritonContainer(rs).args.push("--log-format=json"),
+  },
+  {
+    rule: "triton-pdb-exists",
+    breaks: "drops the primary's PodDisruptionBudget",
+    mutate: (rs) => rs.splice(rs.indexOf(first(rs, "kubernetes:policy/v1:PodDisruptionBudget", (r) => r.name === "vision")), 1),
+  },
+  {
+    rule: "triton-min-replicas",
+    breaks: "runs the primary with two replicas",
+    mutate: (rs) => (tritonSts(rs).props.spec.replicas = 2),
+  },
+  {
+    rule: "triton-zone-spread",
+    breaks: "removes the zone spread",
+    mutate: (rs) => {
+      const spec = tritonSts(rs).props.spec.template.spec;
+      spec.topologySpreadConstraints = spec.topologySpreadConstraints.filter((t: { topologyKey: string }) => t.topologyKey !== "topology.kubernetes.io/zone");
+    },
+  },
+  {
+    rule: "triton-explicit-model-control",
+    breaks: "switches to poll mode without --load-model",
+    mutate: (rs) => {
+      const c = tritonContainer(rs);
+      c.args = c.args
+        .filter((a: string) => !a.startsWith("--load-model="))
+        .map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
+    },
+  },
+  {
+    rule: "hpa-target-exists",
+    breaks: "points the primary's autoscaler at a StatefulSet that does not exist",
+    mutate: (rs) => (first(rs, "kubernetes:autoscaling/v2:HorizontalPodAutoscaler").props.spec.scaleTargetRef.name = "vison"),
+  },
+]);

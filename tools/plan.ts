@@ -131,7 +131,7 @@ runCli(async () => {
         stackFile: stackFileOf(fs.realpathSync(ROOT), report.stack, top),
       })),
       REPOSITORY.rules(),
-      { projectName: readProjectName(ROOT), configKeys: REPOSITORY.configKeys },
+      { projectName: readProjectName(ROOT) },
     );
     fs.mkdirSync(path.dirname(sarifFile), { recursive: true });
     fs.writeFileSync(sarifFile, JSON.stringify(log, null, 2) + "\n");

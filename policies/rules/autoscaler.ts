@@ -26,6 +26,7 @@ function scaledClusters(r: PolicyResource): { all: boolean; clusters: Set<string
 export const autoscalerPresentForScalingNodeGroups = stackRule({
   name: "autoscaler-present-for-scaling-node-groups",
   domain: "autoscaler",
+  configKey: "autoscaler.enabled",
   description:
     `Every EKS node group whose scalingConfig.maxSize exceeds its minSize has a ${CLUSTER_AUTOSCALER_CHART.chart} release in the stack that ` +
     "scales its cluster (autoDiscovery.clusterName, or groups listed in autoscalingGroups), with at least one replica.",
@@ -59,4 +60,5 @@ export const autoscalerPresentForScalingNodeGroups = stackRule({
   },
 });
 
-export const autoscalerRules: Rule[] = [autoscalerPresentForScalingNodeGroups];
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [autoscalerPresentForScalingNodeGroups];

@@ -155,4 +155,5 @@ export const loadBalancerSourcesRestricted = resourceRule({
   },
 });
 
-export const exposureRules: Rule[] = [tritonReachableOnlyThroughGateway, loadBalancerSourcesRestricted];
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [tritonReachableOnlyThroughGateway, loadBalancerSourcesRestricted];

@@ -328,7 +328,8 @@ export const firewallNoAllowAllToTriton = stackRule({
   },
 });
 
-export const firewallRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   firewallNoWorldIngressOnTritonPorts,
   firewallNoSshFromInternet,
   firewallTritonMetricsOnlyFromMonitoring,

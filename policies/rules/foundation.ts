@@ -14,6 +14,7 @@ import { decodeJson, isK8sObject, show, usesDefaultProvider } from "./util";
 export const k8sStandardLabels = resourceRule({
   name: "k8s-standard-labels",
   domain: "foundation",
+  configKey: "tags",
   description: "Every Kubernetes object carries the stack's standard labels (part-of, managed-by, environment).",
   prevents: "Objects nobody can attribute to a stack or environment, which cost-allocation, clean-up and NetworkPolicy selectors then miss.",
   remediationSteps: "Build metadata.labels from standardLabels(config) in components/naming.ts.",
@@ -30,6 +31,7 @@ export const k8sStandardLabels = resourceRule({
 export const awsProviderDefaultTags = resourceRule({
   name: "aws-provider-default-tags",
   domain: "foundation",
+  configKey: "tags",
   description: "Every AWS provider applies the standard tags to all resources through defaultTags.",
   prevents: "Untagged GPU capacity and buckets: no cost allocation per environment, no owner to ask before deleting.",
   remediationSteps: "Create the AWS provider with defaultTags: { tags: standardTags(config) } (components/cluster/index.ts).",
@@ -129,4 +131,5 @@ export const helmReleasePinned = resourceRule({
   },
 });
 
-export const foundationRules: Rule[] = [k8sStandardLabels, awsProviderDefaultTags, awsExplicitProvider, k8sExplicitProvider, helmReleasePinned];
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [k8sStandardLabels, awsProviderDefaultTags, awsExplicitProvider, k8sExplicitProvider, helmReleasePinned];

@@ -63,6 +63,7 @@ const mirrorSettings = {
 export const gatewayMirrorPercentWithinMax = resourceRule<{ maxPercent: number }>({
   name: "gateway-mirror-percent-within-max",
   domain: "gateway",
+  configKey: "gateway.mirrorPercent",
   description: "Every request_mirror_policies entry in an Envoy config mirrors at most the stack's maximum percentage (maxPercent).",
   prevents:
     "A canary flooded with a copy of production traffic (GPU saturation, cost) because a mirror fraction was set or typed too high, or " +
@@ -145,6 +146,7 @@ function canarySplits(config: Record<string, any>): { path: string; cluster: str
 export const gatewayCanaryTrafficWithinMax = resourceRule<{ maxPercent: number }>({
   name: "gateway-canary-traffic-within-max",
   domain: "gateway",
+  configKey: "triton.groups[name={group}].canary.trafficPercent",
   description:
     "Every Envoy route that sends a share of real requests to a canary cluster (match.runtime_fraction) sends at most the stack's maximum percentage (maxPercent).",
   prevents:
@@ -350,6 +352,7 @@ function clusterReaches(cluster: Record<string, any>, svc: PolicyResource, fromN
 export const gatewayCanaryMirrored = stackRule({
   name: "gateway-canary-mirrored",
   domain: "gateway",
+  configKey: "gateway.mirrorPercent",
   description:
     "Every Triton canary StatefulSet (pods labelled track=canary) receives mirrored traffic: an Envoy gateway route mirrors a " +
     "non-zero fraction to a cluster whose endpoint is a Service of the canary's pods.",
@@ -398,6 +401,7 @@ export const gatewayCanaryMirrored = stackRule({
 export const gatewayClustersDefined = stackRule({
   name: "gateway-clusters-defined",
   domain: "gateway",
+  configKey: "gateway.defaultGroup",
   description:
     "Every cluster an Envoy route sends to (route.cluster) or mirrors to (request_mirror_policies[].cluster) is defined in the " +
     "bootstrap's static_resources.clusters.",
@@ -442,7 +446,8 @@ export const gatewayClustersDefined = stackRule({
   },
 });
 
-export const gatewayRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   gatewayMirrorPercentWithinMax,
   gatewayCanaryTrafficWithinMax,
   gatewayEnvoyAdminNotExposed,

@@ -52,6 +52,7 @@ const maxUnavailableSettings = { max: { type: "integer", minimum: 1, default: 1,
 export const gpuNodegroupMaxUnavailable = resourceRule<{ max: number }>({
   name: "gpu-nodegroup-max-unavailable",
   domain: "gpu-nodes",
+  configKey: "gpu.maxUnavailable",
   description: "An update replaces at most `max` GPU nodes at a time (an absolute count, not a percentage).",
   prevents: "A node group rollout draining several GPU nodes at once and taking serving capacity below what the traffic needs.",
   remediationSteps:
@@ -152,6 +153,7 @@ export const launchTemplateEncryptedVolumes = resourceRule({
 export const gpuOperatorMatchesNodeImage = stackRule({
   name: "gpu-operator-matches-node-image",
   domain: "gpu-nodes",
+  configKey: "gpu.operator.version",
   description: "The GPU Operator does not install a driver, toolkit or device plugin that the GPU nodes' AMI type already ships.",
   prevents: "The operator's driver container fighting the AMI's preinstalled driver (or two device plugins), leaving GPU nodes without usable GPUs.",
   remediationSteps: "Derive the operator's host software from the AMI type (components/gpu/builders.ts hostSoftwareOf).",
@@ -247,6 +249,7 @@ const spanZonesSettings = {
 export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
   name: "gpu-nodes-span-zones",
   domain: "gpu-nodes",
+  configKey: "cluster.zones",
   description:
     `In the listed environments, the GPU node groups of each GPU type run in subnets of at least minZones availability zones (tag ` +
     `${NODE_GROUP_ZONES_TAG}) with at least minZones nodes (scalingConfig.minSize).`,
@@ -308,7 +311,8 @@ export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
   },
 });
 
-export const gpuNodeRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   gpuNodegroupTainted,
   gpuNodegroupMaxUnavailable,
   launchTemplateImdsv2,

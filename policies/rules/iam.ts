@@ -347,7 +347,8 @@ export const kmsKeyRotation = resourceRule({
   },
 });
 
-export const iamRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   iamStatementsLeastPrivilege,
   iamNoPublicPrincipal,
   iamIrsaTrustExact,

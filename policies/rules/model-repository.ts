@@ -155,6 +155,7 @@ export const s3BucketEncrypted = stackRule({
 export const s3BucketVersioned = stackRule({
   name: "s3-bucket-versioned",
   domain: "model-repository",
+  configKey: "modelRepository.s3",
   description: "Every S3 bucket has versioning enabled.",
   prevents: "A bad or accidental model push (or delete) that overwrites the only copy of the weights serving depends on.",
   remediationSteps: 'Add an aws.s3.BucketVersioning for the bucket with versioningConfiguration.status "Enabled".',
@@ -477,7 +478,8 @@ export const servingVolumesReadOnly = resourceRule({
   },
 });
 
-export const modelRepositoryRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   s3BucketEncrypted,
   s3BucketVersioned,
   s3PublicAccessBlocked,

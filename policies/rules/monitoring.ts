@@ -20,6 +20,7 @@ function kubePrometheusStackOf(r: Pick<PolicyResource, "type" | "props">): HelmR
 export const monitoringAlertingInProd = resourceRule<EnvConfig>({
   name: "monitoring-alerting-in-prod",
   domain: "monitoring",
+  configKey: "monitoring.alerting.enabled",
   description: "In production stacks kube-prometheus-stack runs Alertmanager (values.alertmanager.enabled: true).",
   prevents: "Alert rules that evaluate and fire in Prometheus with nobody notified: a GPU XID or a failing model found by users instead of on-call.",
   remediationSteps: "Set triton-platform:monitoring.alerting.enabled: true in the stack file.",
@@ -366,6 +367,7 @@ const NOTIFY_PROBES = [
 export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
   name: "monitoring-critical-alerts-notify",
   domain: "monitoring",
+  configKey: "monitoring.alerting",
   description:
     "In the listed environments, Alertmanager's routing (kube-prometheus-stack values.alertmanager.config, merged onto the chart's default) " +
     "delivers a critical alert and the Watchdog to receivers that notify someone (a pagerduty/slack/webhook/... config), not to `null`.",
@@ -408,4 +410,5 @@ export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
   },
 });
 
-export const monitoringRules: Rule[] = [monitoringAlertingInProd, tritonMetricsScraped, crdObjectsDependOnRelease, monitoringCriticalAlertsNotify];
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [monitoringAlertingInProd, tritonMetricsScraped, crdObjectsDependOnRelease, monitoringCriticalAlertsNotify];

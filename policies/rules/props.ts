@@ -23,7 +23,6 @@ import type { BucketServerSideEncryptionConfigurationArgs } from "@pulumi/aws/s3
 import type { BucketVersioningArgs } from "@pulumi/aws/s3/bucketVersioning";
 import type { SecurityGroupIngressRuleArgs } from "@pulumi/aws/vpc/securityGroupIngressRule";
 import type { Resource } from "./rule";
-import { decodeJson } from "./util";
 import * as T from "./types";
 
 type Primitive = string | number | boolean | bigint | symbol | null | undefined;
@@ -262,4 +261,14 @@ export function iamDocumentsOf(r: Pick<Resource, "type" | "props">): { where: st
   if (role) return (role.inlinePolicies ?? []).map((p, i) => ({ where: `inlinePolicies[${i}].policy`, doc: decodeJson(p?.policy) }));
   if (POLICY_DOCUMENT_TYPES.includes(r.type)) return [{ where: "policy", doc: decodeJson((r.props as { policy?: unknown }).policy) }];
   return [];
+}
+
+/** Provider config objects reach the engine JSON-encoded; accept both forms. */
+export function decodeJson(v: unknown): any {
+  if (typeof v !== "string") return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
 }

@@ -86,4 +86,5 @@ export const rbacServingAccountsLeastPrivilege = stackRule<PrivilegedNamespacesC
   },
 });
 
-export const rbacRules: Rule[] = [rbacServingAccountsLeastPrivilege];
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [rbacServingAccountsLeastPrivilege];

@@ -145,4 +145,5 @@ export const noPlaintextCredentials = resourceRule({
   },
 });
 
-export const secretsRules: Rule[] = [helmValuesNoCredentials, noPlaintextCredentials];
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [helmValuesNoCredentials, noPlaintextCredentials];

@@ -61,6 +61,7 @@ function inEnvironments(r: Pick<Resource, "props">, cfg: EnvConfig): boolean {
 export const tritonGpuLimitsEqualRequests = resourceRule({
   name: "triton-gpu-limits-equal-requests",
   domain: "triton",
+  configKey: "triton.groups[name={group}].gpu",
   description: "Every tritonserver container has an nvidia.com/gpu limit, and any GPU request equals it.",
   prevents: "A Triton pod scheduled without a GPU (CPU fallback or crash at model load), or one the API server rejects at rollout time.",
   remediationSteps: "Set resources.limits['nvidia.com/gpu'] (and requests, if set, to the same value): the group's gpu.count does this.",
@@ -88,6 +89,7 @@ export const tritonGpuLimitsEqualRequests = resourceRule({
 export const tritonShmSized = resourceRule({
   name: "triton-shm-sized",
   domain: "triton",
+  configKey: "triton.groups[name={group}].shmSize",
   description: "Triton pods mount a memory-backed emptyDir with a sizeLimit at /dev/shm, smaller than the container's memory limit.",
   prevents: "The 64 MiB default /dev/shm failing python-backend and large-batch requests, or an unbounded/oversized shm OOM-killing the pod.",
   remediationSteps: "Mount emptyDir {medium: Memory, sizeLimit: <shmSize>} at /dev/shm and keep shmSize below the memory limit (group keys shmSize, memory).",
@@ -137,6 +139,7 @@ const startupSettings = { minStartupSeconds: { type: "integer", minimum: 1, defa
 export const tritonStartupProbe = resourceRule<{ minStartupSeconds: number }>({
   name: "triton-startup-probe",
   domain: "triton",
+  configKey: "triton.groups[name={group}].modelLoadBudgetSeconds",
   description: "tritonserver containers have a startupProbe whose periodSeconds × failureThreshold covers a minimum model-load time (minStartupSeconds).",
   prevents: "The liveness probe killing a server that is still loading its models: a restart loop that never serves.",
   remediationSteps:
@@ -168,6 +171,7 @@ export const tritonStartupProbe = resourceRule<{ minStartupSeconds: number }>({
 export const tritonRealFlags = resourceRule({
   name: "triton-real-flags",
   domain: "triton",
+  configKey: "triton.groups[name={group}].extraArgs",
   description: "Every --flag of a tritonserver container is a real, current tritonserver flag with a well-formed value.",
   prevents: "A pod that crash-loops at start because tritonserver refuses a flag copied from a blog post, or silently keeps a deprecated behaviour.",
   remediationSteps: "Use the flags in components/upstream/tritonserver.ts (FLAGS); fix or remove the named flag in the group's extraArgs.",
@@ -254,6 +258,7 @@ const minReplicasSettings = {
 export const tritonMinReplicas = resourceRule<EnvConfig & { minReplicas: number }>({
   name: "triton-min-replicas",
   domain: "triton",
+  configKey: "triton.groups[name={group}]{canary}.replicas",
   description: "In the listed environments (default: production), a primary Triton StatefulSet and its autoscaler keep at least minReplicas replicas.",
   prevents: "One pod (or one zone) being the whole serving capacity: any restart or zone event is an outage.",
   remediationSteps:
@@ -350,6 +355,7 @@ const HPA_TYPES: readonly string[] = [HPA, "kubernetes:autoscaling/v1:Horizontal
 export const hpaTargetExists = stackRule({
   name: "hpa-target-exists",
   domain: "triton",
+  configKey: "triton.groups[name={group}].hpa",
   description:
     "Every HorizontalPodAutoscaler's spec.scaleTargetRef names a workload of that apiVersion and kind (for Triton, a StatefulSet) " +
     "that the stack creates in the HPA's namespace.",
@@ -376,7 +382,8 @@ export const hpaTargetExists = stackRule({
   },
 });
 
-export const tritonRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   tritonGpuLimitsEqualRequests,
   tritonShmSized,
   tritonStartupProbe,

@@ -34,3 +34,5 @@ export const BUCKET_LOGGING = "aws:s3/bucketLogging:BucketLogging";
 export const EFS_FILE_SYSTEM = "aws:efs/fileSystem:FileSystem";
 export const EFS_ACCESS_POINT = "aws:efs/accessPoint:AccessPoint";
 export const EFS_MOUNT_TARGET = "aws:efs/mountTarget:MountTarget";
+/** The serving group component (components/triton): a rule's configKey names its group by this component's name. */
+export const TRITON_SERVER = "triton-platform:triton:TritonServer";

@@ -3,6 +3,9 @@
 import type { PolicyResource } from "@pulumi/policy";
 import { MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE, TRITON_ALL_PODS } from "../../components/contracts";
 import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
+
+// Rule modules read decodeJson from here with the other helpers; it lives in ./props, which needs it and imports nothing of this module.
+export { decodeJson } from "./props";
 import { HELM_RELEASE, SERVICE, STATEFUL_SET } from "./types";
 
 /** A Kubernetes object (has apiVersion and kind), as opposed to a provider, Helm release or component. */
@@ -33,16 +36,6 @@ export function isHelmChart(type: string, props: { chart?: unknown }, chart: str
 /** Provider references are `<provider urn>::<id>`; default providers are named default or default_<version>. */
 export function usesDefaultProvider(provider: { name: string } | undefined): boolean {
   return provider === undefined || provider.name === "default" || provider.name.startsWith("default_");
-}
-
-/** Provider config objects reach the engine JSON-encoded; accept both forms. */
-export function decodeJson(v: unknown): any {
-  if (typeof v !== "string") return v;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
 }
 
 /** A value as messages show it: JSON, or "nothing" when absent. */

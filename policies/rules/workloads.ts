@@ -311,6 +311,7 @@ export function unpinnedReason(image: unknown): string | undefined {
 export const containerImagesPinned = resourceRule({
   name: "container-images-pinned",
   domain: "workloads",
+  configKey: "triton.groups[name={group}]{canary}.image.tag",
   description:
     "Every container of every workload (init and ephemeral containers, the gateway's and Triton's alike) runs an image pinned to a release tag " +
     "or a sha256 digest: no latest, no untagged image, no branch-like tag (main, nightly, edge, ...).",
@@ -398,7 +399,8 @@ export const serviceAccountTokenNotMounted = stackRule<PrivilegedNamespacesConfi
   },
 });
 
-export const workloadRules: Rule[] = [
+/** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
+export const rules: readonly Rule[] = [
   podSecurityRestricted,
   namespacePodSecurityRestricted,
   containerImagesPinned,

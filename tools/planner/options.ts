@@ -2,7 +2,6 @@
 // `pulumi up` honours: protect, ignoreChanges, deleteBeforeReplace, replaceOnChanges,
 // aliases, retainOnDelete), read from the RegisterResourceRequest the SDK sends the (mock)
 // monitor. No Pulumi SDK import: `npm run policy` and the diff use it without the runtime.
-import type { RecordedResource } from "./record";
 
 /**
  * An alias as the engine receives it (RegisterResourceRequest.aliases): an old URN, or a spec
@@ -56,8 +55,16 @@ export function requestOptions(req: any): RecordedOptions | undefined {
   return Object.keys(o).length ? o : undefined;
 }
 
+/** What aliasUrn reads of a recorded resource (a RecordedResource has it; stated here so this module imports nothing of the recorder, which imports it). */
+export interface AliasedResource {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  readonly parent: string | null;
+}
+
 /** The URN an alias names for resource `r` (the mock monitor's URN scheme: the parent's own type qualifies the type). */
-export function aliasUrn(r: Pick<RecordedResource, "urn" | "type" | "name" | "parent">, alias: RecordedAlias): string {
+export function aliasUrn(r: AliasedResource, alias: RecordedAlias): string {
   if ("urn" in alias) return alias.urn;
   const [, stack, project] = /^urn:pulumi:([^:]*)::([^:]*)::/.exec(r.urn) ?? [];
   const parent = alias.noParent ? null : (alias.parentUrn ?? r.parent);

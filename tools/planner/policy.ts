@@ -4,9 +4,24 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { EnforcementLevel, PolicyResource } from "@pulumi/policy";
 import type { Finding, Rule } from "../../policies/rules";
-import { aliasUrn } from "./options";
-import type { RecordedResource } from "./record";
+import { aliasUrn, type RecordedOptions } from "./options";
 import { UsageError } from "./stackfile";
+
+/**
+ * What the evaluator reads of a recorded resource (record.ts's RecordedResource has it). Stated
+ * here so this module imports nothing of the recorder: the recorder's imports (the project) reach
+ * the report, which imports this module's Violation.
+ */
+export interface EvaluatedResource {
+  readonly urn: string;
+  readonly type: string;
+  readonly name: string;
+  readonly props: Record<string, any>;
+  readonly parent: string | null;
+  readonly provider: string | null;
+  readonly dependencies?: readonly string[];
+  readonly options?: RecordedOptions;
+}
 
 export interface Violation {
   policy: string;
@@ -143,7 +158,7 @@ function typeOf(cls: { new (...rest: any[]): unknown }): string | undefined {
 }
 
 /** PolicyResource views of recorded resources, linked by parent, provider and dependencies. */
-export function policyResources(resources: RecordedResource[]): PolicyResource[] {
+export function policyResources(resources: readonly EvaluatedResource[]): PolicyResource[] {
   const byUrn = new Map<string, PolicyResource>();
   for (const r of resources) {
     byUrn.set(r.urn, {
@@ -184,7 +199,7 @@ export function policyResources(resources: RecordedResource[]): PolicyResource[]
  * Violations sorted mandatory first. Synchronous today (every check returns its findings);
  * a Promise, as the engine's analyzer answers, so a rule may become asynchronous.
  */
-export function evaluatePolicies(policies: readonly Rule[], resources: RecordedResource[], cfg: LevelConfig): Promise<Violation[]> {
+export function evaluatePolicies(policies: readonly Rule[], resources: readonly EvaluatedResource[], cfg: LevelConfig): Promise<Violation[]> {
   const views = policyResources(resources);
   const violations: Violation[] = [];
   for (const policy of policies) {

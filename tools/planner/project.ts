@@ -38,39 +38,9 @@ export interface Project {
   rules(): readonly Rule[];
   /** The stack's capacity plan (GPUs needed and available), from its config; called after the program ran. */
   capacity?(stack: StackConfig): CapacityPlan;
-  /**
-   * Policy name → the stack setting a violation of it is fixed in (`{group}`: the serving
-   * group of the offending resource, `{canary}`: `.canary` on a canary track): where SARIF
-   * locates the violation in Pulumi.<stack>.yaml. A rule not listed is located at `config:`.
-   */
-  configKeys: Readonly<Record<string, string>>;
   /** Sections printed first in each stack's report (the summary), after the planner's REPORT_SECTIONS; see report.ts. */
   sections?: readonly SectionBuilder[];
 }
-
-/** This repository's rules → the setting each is fixed in (see Project.configKeys; key names from components/<c>/schema.ts). */
-const CONFIG_KEYS: Readonly<Record<string, string>> = {
-  "container-images-pinned": "triton.groups[name={group}]{canary}.image.tag",
-  "triton-min-replicas": "triton.groups[name={group}]{canary}.replicas",
-  "triton-shm-sized": "triton.groups[name={group}].shmSize",
-  "triton-startup-probe": "triton.groups[name={group}].modelLoadBudgetSeconds",
-  "triton-real-flags": "triton.groups[name={group}].extraArgs",
-  "triton-gpu-limits-equal-requests": "triton.groups[name={group}].gpu",
-  "hpa-target-exists": "triton.groups[name={group}].hpa",
-  "gateway-mirror-percent-within-max": "gateway.mirrorPercent",
-  "gateway-canary-mirrored": "gateway.mirrorPercent",
-  "gateway-clusters-defined": "gateway.defaultGroup",
-  "gpu-nodes-span-zones": "cluster.zones",
-  "gpu-nodegroup-max-unavailable": "gpu.maxUnavailable",
-  "gpu-operator-matches-node-image": "gpu.operator.version",
-  "monitoring-alerting-in-prod": "monitoring.alerting.enabled",
-  "monitoring-critical-alerts-notify": "monitoring.alerting",
-  "autoscaler-present-for-scaling-node-groups": "autoscaler.enabled",
-  "gateway-canary-traffic-within-max": "triton.groups[name={group}].canary.trafficPercent",
-  "aws-provider-default-tags": "tags",
-  "k8s-standard-labels": "tags",
-  "s3-bucket-versioned": "modelRepository.s3",
-};
 
 /** The project at `root`, laid out as this repository is (the repository itself, a base-revision worktree, a temp copy). */
 export function projectAt(root: string): Project {
@@ -81,7 +51,6 @@ export function projectAt(root: string): Project {
     notProgram: ["node_modules", "tools", "policies"],
     copyEntries: ["Pulumi.yaml", "index.ts", "lib", "config", "components", "policies", "tools", "package.json", "tsconfig.json"],
     fakes: { invokes: INVOKES, computedOutputs, fakeId },
-    configKeys: CONFIG_KEYS,
     // The planner's own copy of the pack, whatever `root` is: a base revision is checked by
     // the current rules, as it is recorded by the current planner (base.ts). Loaded on first
     // use, after the program has run: the rules share pure modules with the components

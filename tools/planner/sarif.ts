@@ -1,6 +1,7 @@
 // SARIF 2.1.0 for GitHub code scanning (`npm run plan -- --sarif FILE`): one run, the pack's
-// rules as the tool's rules, each violation a result. A violation whose rule maps to a stack
-// setting (the project's `configKeys`) is located at that key in Pulumi.<stack>.yaml (its line
+// rules as the tool's rules, each violation a result. A violation whose rule names the stack
+// setting it is fixed in (the rule's `configKeyFor`: the planner holds no map of the project's
+// rules or settings) is located at that key in Pulumi.<stack>.yaml (its line
 // and column, read with the `yaml` package's source positions; the deepest key that exists
 // when the key itself is unset, since that is where it would be set); any other at the stack
 // file's `config:` line, where the stack as a whole is configured.
@@ -17,8 +18,6 @@ import type { StackReport } from "./report";
 import type { Violation } from "./policy";
 
 export const SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-
-const SERVING_GROUP = "triton-platform:triton:TritonServer";
 
 /** A position in a text file (1-based, as SARIF counts). */
 export interface Position {
@@ -82,19 +81,13 @@ export function locateConfigKey(text: string, key: string, projectName: string):
   return { ...best, exact: done === path.length };
 }
 
-/** The config key a violation is about, from the project's table (`{group}`: its serving group; `{canary}`: `.canary` for a canary track). */
-export function violationConfigKey(v: Violation, resources: readonly RecordedResource[], table: Readonly<Record<string, string>>): string | undefined {
-  const template = table[v.policy];
-  if (!template) return undefined;
-  if (!template.includes("{")) return template;
+/** The config key a violation is about: its rule's, resolved from the offending resource and its ancestors (nearest first). */
+export function violationConfigKey(v: Violation, resources: readonly RecordedResource[], rule: Pick<Rule, "configKeyFor"> | undefined): string | undefined {
+  if (!rule) return undefined;
   const byUrn = new Map(resources.map((r) => [r.urn, r]));
-  // The serving group: the TritonServer component the offending resource sits in.
-  let r = byUrn.get(v.urn);
-  const own = r;
-  while (r && r.type !== SERVING_GROUP) r = r.parent ? byUrn.get(r.parent) : undefined;
-  if (!r) return template.replace(/\[name=\{group\}\].*$/, "").replace(/\{canary\}/g, "");
-  const canary = own !== undefined && own !== r && /-canary$/.test(String(own.props.metadata?.name ?? own.name));
-  return template.replace(/\{group\}/g, r.name).replace(/\{canary\}/g, canary ? ".canary" : "");
+  const ancestry: RecordedResource[] = [];
+  for (let r = byUrn.get(v.urn); r && !ancestry.includes(r); r = r.parent ? byUrn.get(r.parent) : undefined) ancestry.push(r);
+  return rule.configKeyFor(ancestry);
 }
 
 const sarifLevel = (level: string) => (level === "mandatory" ? "error" : "warning");
@@ -107,15 +100,12 @@ export interface SarifStack {
 }
 
 /** The SARIF log of planned stacks. */
-export function sarifLog(
-  stacks: readonly SarifStack[],
-  rules: readonly Rule[],
-  opts: { projectName: string; configKeys: Readonly<Record<string, string>>; version?: string },
-) {
+export function sarifLog(stacks: readonly SarifStack[], rules: readonly Rule[], opts: { projectName: string; version?: string }) {
   const ruleIndex = new Map(rules.map((r, i) => [r.name, i]));
+  const byName = new Map(rules.map((r) => [r.name, r]));
   const results = stacks.flatMap(({ report, resources, stackFile }) =>
     report.violations.map((v) => {
-      const key = violationConfigKey(v, resources, opts.configKeys);
+      const key = violationConfigKey(v, resources, byName.get(v.policy));
       const at = stackFile && key ? locateConfigKey(stackFile.text, key, opts.projectName) : undefined;
       const fallback = stackFile ? locateConfigKey(stackFile.text, "", opts.projectName) : undefined;
       const position = at?.position ?? fallback?.position ?? { line: 1, column: 1 };
