@@ -424,15 +424,18 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     rule: "iam-no-admin-managed-policies",
-    breaks: "attaches AdministratorAccess to the GPU node role from outside the node-group component",
+    // Not the GPU node role: gpu-node-role-least-privilege (rightly) catches any attachment to that role, from wherever.
+    breaks: "attaches AdministratorAccess to the cluster autoscaler's IRSA role from outside its component",
     mutate: (rs) => {
       const a = structuredClone(first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+      const role = first(rs, "aws:iam/role:Role", (r) => r.name === "cluster-autoscaler");
       rs.push({
         ...a,
         urn: `${a.urn}-admin`,
-        name: "node-admin",
+        name: "autoscaler-admin",
         parent: rs[0].urn,
-        props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" },
+        dependencies: [role.urn],
+        props: { role: "cluster-autoscaler-0000000", policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" },
       });
     },
   },
@@ -541,6 +544,59 @@ export const MUTATIONS: Mutation[] = [
     rule: "serving-volumes-read-only",
     breaks: "mounts the model volume read-write",
     mutate: (rs) => (tritonContainer(rs).volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/models").readOnly = false),
+  },
+  {
+    rule: "aws-keys-never-reach-containers",
+    breaks: "hands Triton AWS_SESSION_TOKEN through envFrom (prefix AWS_SESSION_ + a Secret key TOKEN)",
+    mutate: (rs) => {
+      rs.push(
+        k8sObject(rs, "kubernetes:core/v1:Secret", "session", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "session", namespace: "triton" },
+          stringData: { TOKEN: "x" },
+        }),
+      );
+      tritonContainer(rs).envFrom = [{ prefix: "AWS_SESSION_", secretRef: { name: "session" } }];
+    },
+  },
+  {
+    rule: "triton-metrics-enabled",
+    breaks: "turns Triton's metrics off (--allow-metrics=false)",
+    mutate: (rs) => {
+      const c = tritonContainer(rs);
+      c.args = c.args.map((a: string) => (a === "--allow-metrics=true" ? "--allow-metrics=false" : a));
+    },
+  },
+  {
+    rule: "gateway-envoy-admin-no-service",
+    breaks: "publishes Envoy's admin port through a Service by a named targetPort",
+    mutate: (rs) => {
+      first(rs, DEPLOYMENT).props.spec.template.spec.containers[0].ports.push({ name: "admin", containerPort: 9901, protocol: "TCP" });
+      rs.push(
+        k8sObject(rs, SERVICE, "gateway-admin", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "gateway-admin", namespace: "triton" },
+          spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ name: "web", port: 80, targetPort: "admin", protocol: "TCP" }] },
+        }),
+      );
+    },
+  },
+  {
+    rule: "firewall-triton-ports-only-from-stack-groups",
+    breaks: "opens Triton's HTTP port on the GPU nodes to a customer-managed prefix list",
+    mutate: (rs) => {
+      const r = structuredClone(
+        first(
+          rs,
+          "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+          (x) => x.props.fromPort === 8000 && x.props.referencedSecurityGroupId !== undefined,
+        ),
+      );
+      delete r.props.referencedSecurityGroupId;
+      rs.push({ ...r, urn: `${r.urn}-pl`, name: `${r.name}-pl`, props: { ...r.props, prefixListId: "pl-0123456789abcdef0" } });
+    },
   },
 ];
 
@@ -695,6 +751,25 @@ export const VARIANTS: { accepts: string; mutate: (rs: RecordedResource[]) => vo
       };
     },
   },
+  {
+    accepts: "Triton with --model-control-mode=none (no load API), and Session Manager's policy on the GPU node role",
+    mutate: (rs) => {
+      const c = tritonContainer(rs);
+      c.args = c.args
+        .filter((a: string) => !a.startsWith("--load-model="))
+        .map((a: string) => (a.startsWith("--model-control-mode=") ? "--model-control-mode=none" : a));
+      const a = structuredClone(first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+      rs.push({ ...a, urn: `${a.urn}-ssm`, name: "gpu-node-ssm", props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore" } });
+    },
+  },
+  {
+    accepts: "the Prometheus peer of Triton's metrics policy written with matchExpressions (In one value)",
+    mutate: (rs) => {
+      const peer = first(rs, NETWORK_POLICY, (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec.ingress[0].from[0];
+      peer.namespaceSelector = { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["monitoring"] }] };
+      peer.podSelector = { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: ["prometheus"] }] };
+    },
+  },
 ];
 
 describe("policy pack mutation test (prod and staging plans, at their levels)", function () {
@@ -773,6 +848,62 @@ describe("policy pack mutation test (prod and staging plans, at their levels)", 
       for (const { j, r } of results) {
         const vs: Violation[] = r.stdout ? JSON.parse(r.stdout).stacks[0].violations : [];
         assert.equal(r.status, j.expect, `${j.rule ?? path.basename(j.file)}: ${vs.map((v) => v.policy).join(", ")} ${r.stderr}`);
+        assert.deepEqual([...new Set(vs.map((v) => v.policy))], j.rule ? [j.rule] : []);
+      }
+    }
+  });
+});
+
+describe("the pack as properties, end to end: npm run policy --stack prod on each break and on the variants", function () {
+  this.timeout(120_000);
+  const BREAKS: { rule: string; mutate: (rs: RecordedResource[]) => void }[] = [
+    {
+      rule: "gpu-node-role-least-privilege",
+      mutate: (rs) =>
+        (first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::123456789012:policy/AmazonEKSWorkerNodePolicy"),
+    },
+    {
+      rule: "triton-explicit-model-control",
+      mutate: (rs) => {
+        const c = tritonContainer(rs);
+        c.args = c.args
+          .filter((a: string) => !a.startsWith("--load-model="))
+          .map((a: string) => (a.startsWith("--model-control-mode=") ? "--model-control-mode=poll" : a));
+      },
+    },
+    ...["aws-keys-never-reach-containers", "firewall-triton-ports-only-from-stack-groups", "gateway-envoy-admin-no-service", "triton-metrics-enabled"].map(
+      (rule) => ({
+        rule,
+        mutate: MUTATIONS.find((m) => m.rule === rule)!.mutate,
+      }),
+    ),
+  ];
+  const VARIANT_NAMES = [
+    "Triton with --model-control-mode=none (no load API), and Session Manager's policy on the GPU node role",
+    "the Prometheus peer of Triton's metrics policy written with matchExpressions (In one value)",
+  ];
+
+  it("exits 1 naming only the broken rule for each break, 0 for the variants together", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pack-properties-"));
+    const variants = await baseline("prod");
+    for (const v of VARIANTS.filter((x) => VARIANT_NAMES.includes(x.accepts))) v.mutate(variants);
+    const jobs = [{ expect: 0, rule: undefined as string | undefined, rs: variants }];
+    for (const b of BREAKS) {
+      const rs = await baseline("prod");
+      b.mutate(rs);
+      jobs.push({ expect: 1, rule: b.rule, rs });
+    }
+    for (let i = 0; i < jobs.length; i += 2) {
+      const results = await Promise.all(
+        jobs.slice(i, i + 2).map(async (j, k) => {
+          const file = path.join(dir, `${i + k}.json`);
+          fs.writeFileSync(file, JSON.stringify(j.rs));
+          return { j, r: await runPolicy(file) };
+        }),
+      );
+      for (const { j, r } of results) {
+        const vs: Violation[] = r.stdout ? JSON.parse(r.stdout).stacks[0].violations : [];
+        assert.equal(r.status, j.expect, `${j.rule ?? "variants"}: ${vs.map((v) => `${v.policy}: ${v.message}`).join("; ")} ${r.stderr}`);
         assert.deepEqual([...new Set(vs.map((v) => v.policy))], j.rule ? [j.rule] : []);
       }
     }

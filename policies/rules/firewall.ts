@@ -352,7 +352,8 @@ function ingressSources(r: PolicyResource, o: Opening, n: number): { path: strin
   if (r.type === SECURITY_GROUP) {
     (raw.ingress?.[n]?.securityGroups ?? []).forEach((g, i) => out.push({ path: `ingress[${n}].securityGroups[${i}]`, kind: "group", value: String(g) }));
   } else {
-    if (raw.referencedSecurityGroupId !== undefined) out.push({ path: "referencedSecurityGroupId", kind: "group", value: String(raw.referencedSecurityGroupId) });
+    if (raw.referencedSecurityGroupId !== undefined)
+      out.push({ path: "referencedSecurityGroupId", kind: "group", value: String(raw.referencedSecurityGroupId) });
     if (raw.sourceSecurityGroupId !== undefined) out.push({ path: "sourceSecurityGroupId", kind: "group", value: String(raw.sourceSecurityGroupId) });
   }
   return out;

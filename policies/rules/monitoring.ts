@@ -5,7 +5,17 @@ import type { PolicyResource } from "@pulumi/policy";
 import { TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
-import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf, type PropsOf, type Relabeling, type ServiceMonitor, type ServicePort } from "./props";
+import {
+  containersOf,
+  metadataOf,
+  podSpecsOf,
+  podTemplateLabelsOf,
+  propsOf,
+  type PropsOf,
+  type Relabeling,
+  type ServiceMonitor,
+  type ServicePort,
+} from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Rule } from "./rule";
 import { HELM_RELEASE, SERVICE, SERVICE_MONITOR } from "./types";
 import {
@@ -475,14 +485,18 @@ export const tritonMetricsEnabled = resourceRule<EnvConfig>({
         const expected = declared ?? TRITON_PORTS.metrics;
         for (const v of ports)
           if (Number(v) !== Number(expected))
-            push(`--metrics-port=${v}`, `Triton listens for metrics on ${v}, but the scrape reaches ${expected} (${declared !== undefined ? `container port "${TRITON_METRICS_PORT_NAME}"` : "the metrics port"})`);
+            push(
+              `--metrics-port=${v}`,
+              `Triton listens for metrics on ${v}, but the scrape reaches ${expected} (${declared !== undefined ? `container port "${TRITON_METRICS_PORT_NAME}"` : "the metrics port"})`,
+            );
         const address = flagValues(c, "--metrics-address");
         const bind = address.length ? address.map((a) => ["--metrics-address", a]) : flagValues(c, "--http-address").map((a) => ["--http-address", a]);
         for (const [flag, a] of bind) if (isLoopbackAddress(a)) push(`${flag}=${a}`, "the metrics endpoint binds to loopback, out of Prometheus' reach");
         const cfg = metricsConfig(c);
         // Metrics-config values are judged strictly: only "true" is read as on here (docs/user_guide/metrics.md spells them true/false).
         for (const v of cfg.get("counter_latencies") ?? [])
-          if (!/^true$/i.test(v)) push(`--metrics-config=counter_latencies=${v}`, "the latency counters (nv_inference_queue_duration_us, the HPA's metric) are off");
+          if (!/^true$/i.test(v))
+            push(`--metrics-config=counter_latencies=${v}`, "the latency counters (nv_inference_queue_duration_us, the HPA's metric) are off");
         const summaries = cfg.get("summary_latencies") ?? [];
         if (summaries.length === 0 || summaries.some((v) => !/^true$/i.test(v)))
           push(

@@ -198,7 +198,11 @@ export const awsKeysNeverReachContainers = stackRule({
             const names = keys(kind, ref?.name).map((k) => `${e?.prefix ?? ""}${k}`);
             const bad = names.filter((n) => STATIC_KEYS.includes(n));
             if (bad.length)
-              push(`${cp}.envFrom[${i}]`, { prefix: e?.prefix, [kind === "Secret" ? "secretRef" : "configMapRef"]: ref?.name }, `(container ${c.name}) sets ${bad.join(", ")} from ${kind} ${ref?.name}`);
+              push(
+                `${cp}.envFrom[${i}]`,
+                { prefix: e?.prefix, [kind === "Secret" ? "secretRef" : "configMapRef"]: ref?.name },
+                `(container ${c.name}) sets ${bad.join(", ")} from ${kind} ${ref?.name}`,
+              );
           });
         }
         // Volumes mounted by some container: the files their items (or, without items, the object's keys) create.

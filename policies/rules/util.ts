@@ -302,7 +302,7 @@ export function ownedSecurityGroupIds(resources: readonly PolicyResource[]): Set
     if (ids.length === 0) return [];
     return [{ ids, deps: [...new Set(r.dependencies.filter((d) => d.type === SECURITY_GROUP && d.urn !== r.urn).map((d) => d.urn))] }];
   });
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const u of uses) {
       const open = u.ids.filter((i) => !owned.has(i) && !foreign.has(i));
