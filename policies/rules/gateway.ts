@@ -428,7 +428,7 @@ export const gatewayClustersDefined = stackRule({
 
 /** An Envoy container: its image is an Envoy image (envoyproxy/envoy, envoy-distroless, ...; any registry, tag or digest). */
 function isEnvoyImage(image: unknown): boolean {
-  const repo = String(image ?? "").split("@")[0];
+  const repo = (typeof image === "string" ? image : "").split("@")[0];
   return /^envoy(-[a-z0-9]+)*$/.test(repo.slice(repo.lastIndexOf("/") + 1).split(":")[0]);
 }
 

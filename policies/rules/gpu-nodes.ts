@@ -231,9 +231,12 @@ export const gpuNodeRoleLeastPrivilege = stackRule({
     const arnFinding = (r: PolicyResource, path: string, arn: unknown) => {
       const name = awsManagedPolicyName(arn);
       if (name !== undefined && allowed.includes(name)) return;
-      const why = name === undefined ? "not an AWS managed policy ARN (arn:<partition>:iam::aws:policy/<name>)" : "not one of the worker node policies";
+      const why =
+        name === undefined
+          ? `not an AWS managed policy ARN (arn:<partition>:iam::aws:policy/<name>; allowed: ${allowed.join(", ")})`
+          : "not one of the worker node policies";
       const kind = r.type.split(":").pop();
-      out.push({ path, value: arn, message: `${kind} ${r.name}: ${path} ${show(arn)} is ${why} (allowed: ${allowed.join(", ")})`, urn: r.urn });
+      out.push({ path, value: arn, message: `${kind} ${r.name}: ${path} ${show(arn)} is ${why}`, urn: r.urn });
     };
     for (const r of resources.filter(onNodeRole)) {
       const attachment = propsOf(r, IAM_ROLE_POLICY_ATTACHMENT);

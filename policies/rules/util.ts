@@ -267,7 +267,7 @@ export function nodeSecurityGroups(resources: readonly PolicyResource[]): { gpu:
 
 /** Every security-group id a resource's inputs name (rule targets and sources, attached groups), without duplicates. */
 function groupIdsNamed(r: PolicyResource): string[] {
-  const p = r.props as Record<string, any>;
+  const p = r.props;
   const ids: unknown[] = [p.securityGroupId, p.referencedSecurityGroupId, p.sourceSecurityGroupId];
   for (const list of [p.vpcSecurityGroupIds, p.securityGroups, p.securityGroupIds]) if (Array.isArray(list)) ids.push(...list);
   for (const dir of [p.ingress, p.egress]) if (Array.isArray(dir)) for (const x of dir) if (Array.isArray(x?.securityGroups)) ids.push(...x.securityGroups);
