@@ -233,14 +233,28 @@ describe("firewall and gateway policies", () => {
       assert.equal(vs.length, 1);
       assert.match(vs[0], /static_resources\.listeners\[2\]\..*routes\[0\]\.match is \{"prefix":"\/"\}: forwards to the admin cluster envoy-admin/);
     });
-    it("fires on a Service that targets the admin port of the gateway pods", async () => {
+    it("leaves Services to gateway-envoy-admin-no-service, which resolves their target through the selected pods", async () => {
       const svc = res("kubernetes:core/v1:Service", "gw-admin", {
         apiVersion: "v1",
         kind: "Service",
         metadata: { name: "gw-admin", namespace: "triton" },
-        spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ port: 80, targetPort: 9901 }] },
+        spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ port: 80, targetPort: "admin" }] },
       });
-      assert.deepEqual(await violations(P, [svc]), ["Service gw-admin: spec.ports[0].targetPort targets Envoy's admin port 9901"]);
+      const gateway = res("kubernetes:apps/v1:Deployment", "gw", {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "gw", namespace: "triton" },
+        spec: {
+          template: {
+            metadata: { labels: { "app.kubernetes.io/name": "triton-gateway" } },
+            spec: { containers: [{ name: "envoy", image: "envoyproxy/envoy:v1.37.1", ports: [{ name: "admin", containerPort: 9901 }] }] },
+          },
+        },
+      });
+      assert.deepEqual(await violations(P, [svc, gateway]), []);
+      assert.deepEqual(await violations("gateway-envoy-admin-no-service", [svc, gateway]), [
+        'Service triton/gw-admin: spec.ports[0].targetPort "admin" (container port 9901 of Deployment gw) reaches Envoy\'s admin port 9901',
+      ]);
     });
   });
 });

@@ -14,7 +14,7 @@ import type { RecordedResource } from "../tools/planner";
 import type { Violation } from "../tools/planner/policy";
 import { parseFlag } from "../components/upstream/tritonserver";
 import { checkAtLevels, ROOT } from "./helpers";
-import { baseline, DEPLOYMENT, editDoc, first, MUTATIONS, SERVICE, tritonContainer } from "./support/mutations";
+import { baseline, DEPLOYMENT, editDoc, first, MUTATIONS, NETWORK_POLICY, SERVICE, tritonContainer } from "./support/mutations";
 
 /** The test files that declare mutations (declareMutations): loaded here so the pack-wide checks below see every one. */
 const DECLARING = fs
@@ -158,6 +158,25 @@ export const VARIANTS: { accepts: string; mutate: (rs: RecordedResource[]) => vo
       };
     },
   },
+  {
+    accepts: "Triton with --model-control-mode=none (no load API), and Session Manager's policy on the GPU node role",
+    mutate: (rs) => {
+      const c = tritonContainer(rs);
+      c.args = c.args
+        .filter((a: string) => !a.startsWith("--load-model="))
+        .map((a: string) => (a.startsWith("--model-control-mode=") ? "--model-control-mode=none" : a));
+      const a = structuredClone(first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+      rs.push({ ...a, urn: `${a.urn}-ssm`, name: "gpu-node-ssm", props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore" } });
+    },
+  },
+  {
+    accepts: "the Prometheus peer of Triton's metrics policy written with matchExpressions (In one value)",
+    mutate: (rs) => {
+      const peer = first(rs, NETWORK_POLICY, (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec.ingress[0].from[0];
+      peer.namespaceSelector = { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["monitoring"] }] };
+      peer.podSelector = { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: ["prometheus"] }] };
+    },
+  },
 ];
 
 describe("policy pack mutation test (prod and staging plans, at their levels)", function () {
@@ -236,5 +255,59 @@ describe("policy pack mutation test (prod and staging plans, at their levels)", 
         assert.deepEqual([...new Set(vs.map((v) => v.policy))], j.rule ? [j.rule] : []);
       }
     }
+  });
+});
+
+describe("the pack as properties, end to end: npm run policy --stack prod on the breaks and on the variants", function () {
+  this.timeout(120_000);
+  // One process for all the breaks (each caught alone in-process by its mutation above) and one for the variants: what a
+  // reviewer's `npm run policy` prints, without a process per case.
+  const BREAKS: { rule: string; mutate: (rs: RecordedResource[]) => void }[] = [
+    {
+      rule: "gpu-node-role-least-privilege",
+      mutate: (rs) =>
+        (first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::123456789012:policy/AmazonEKSWorkerNodePolicy"),
+    },
+    {
+      rule: "triton-explicit-model-control",
+      mutate: (rs) => {
+        const c = tritonContainer(rs);
+        c.args = c.args
+          .filter((a: string) => !a.startsWith("--load-model="))
+          .map((a: string) => (a.startsWith("--model-control-mode=") ? "--model-control-mode=poll" : a));
+      },
+    },
+    ...["aws-keys-never-reach-containers", "firewall-triton-ports-only-from-stack-groups", "gateway-envoy-admin-no-service", "triton-metrics-enabled"].map(
+      (rule) => ({ rule, mutate: MUTATIONS.find((m) => m.rule === rule)!.mutate }),
+    ),
+  ];
+  const VARIANT_NAMES = [
+    "Triton with --model-control-mode=none (no load API), and Session Manager's policy on the GPU node role",
+    "the Prometheus peer of Triton's metrics policy written with matchExpressions (In one value)",
+  ];
+
+  it("exits 1 naming exactly the broken rules, and 0 for the variants together", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pack-properties-"));
+    const variants = await baseline("prod");
+    for (const v of VARIANTS.filter((x) => VARIANT_NAMES.includes(x.accepts))) v.mutate(variants);
+    const broken = await baseline("prod");
+    for (const b of BREAKS) b.mutate(broken);
+    fs.writeFileSync(path.join(dir, "variants.json"), JSON.stringify(variants));
+    fs.writeFileSync(path.join(dir, "broken.json"), JSON.stringify(broken));
+    const [ok, bad] = await Promise.all([runPolicy(path.join(dir, "variants.json")), runPolicy(path.join(dir, "broken.json"))]);
+    const vs = (r: { stdout: string }): Violation[] => (r.stdout ? JSON.parse(r.stdout).stacks[0].violations : []);
+    assert.equal(
+      ok.status,
+      0,
+      `variants: ${vs(ok)
+        .map((v) => `${v.policy}: ${v.message}`)
+        .join("; ")} ${ok.stderr}`,
+    );
+    assert.equal(bad.status, 1, bad.stderr);
+    assert.deepEqual([...new Set(vs(bad).map((v) => v.policy))].sort(), BREAKS.map((b) => b.rule).sort());
+    assert.ok(
+      vs(bad).every((v) => v.level === "mandatory"),
+      "prod levels: every break is mandatory",
+    );
   });
 });

@@ -105,6 +105,17 @@ const metricsRoute = (c: Record<string, any>) =>
   c.static_resources.listeners.find((l: { name: string }) => l.name === "metrics").filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0]
     .routes[0];
 const svc = (rs: RecordedResource[], name: string) => find(rs, "kubernetes:core/v1:Service", (r) => r.props.metadata.name === name);
+/** The GPU nodes' own security group, as the stack's rules reference it. */
+const gpuSg = (rs: RecordedResource[]) =>
+  String(find(rs, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", (r) => r.props.fromPort === 8002).props.securityGroupId);
+/** An ingress rule on the GPU nodes' group, depending on it as a rule written with its id would. */
+const gpuIngress = (rs: RecordedResource[], name: string, props: Record<string, any>) => {
+  const gpu = find(rs, "aws:ec2/securityGroup:SecurityGroup", (r) => r.name === "gpu-nodes");
+  rs.push({
+    ...recorded("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", name, { ipProtocol: "tcp", securityGroupId: gpuSg(rs), ...props }),
+    dependencies: [gpu.urn],
+  });
+};
 
 const CASES: Case[] = [
   {
@@ -825,6 +836,378 @@ const CASES: Case[] = [
     },
     silent: { "the planned flags in a Job": (rs) => tritonAs(rs, "Job"), "the planned flags in a DaemonSet": (rs) => tritonAs(rs, "DaemonSet") },
   },
+  // ---- the pack as properties (issue item 4): each channel, each spelling, each shape ----
+  {
+    rule: "aws-keys-never-reach-containers",
+    fires: {
+      "envFrom a Secret whose keys, with the prefix, are AWS key names, in a Triton Job": (rs) => {
+        pushK8s(rs, "kubernetes:core/v1:Secret", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "keys", namespace: "triton" },
+          stringData: { KEY_ID: "x", TOKEN: "y" },
+        });
+        tritonAs(rs, "Job", "triton", (p) => (p.containers[0].envFrom = [{ prefix: "AWS_ACCESS_", secretRef: { name: "keys" } }]));
+      },
+      "envFrom a ConfigMap holding AWS_SECRET_ACCESS_KEY in the gateway's initContainer": (rs) => {
+        pushK8s(rs, "kubernetes:core/v1:ConfigMap", {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "settings", namespace: "triton" },
+          data: { AWS_SECRET_ACCESS_KEY: "z" },
+        });
+        gatewayPod(rs).initContainers = [{ name: "i", image: "x:1.0", envFrom: [{ configMapRef: { name: "settings" } }] }];
+      },
+      "a secret volume item named aws_secret_access_key (Secret outside the plan) in a CronJob": (rs) =>
+        tritonAs(rs, "CronJob", "triton", (p) => {
+          p.volumes.push({ name: "creds", secret: { secretName: "external", items: [{ key: "k", path: "aws_secret_access_key" }] } });
+          p.containers[0].volumeMounts.push({ name: "creds", mountPath: "/var/run/creds", readOnly: true });
+        }),
+      "a projected volume that puts .aws/credentials in a Pod": (rs) =>
+        tritonAs(rs, "Pod", "triton", (p) => {
+          p.volumes.push({ name: "aws", projected: { sources: [{ secret: { name: "external", items: [{ key: "ini", path: "credentials" }] } }] } });
+          p.containers[0].volumeMounts.push({ name: "aws", mountPath: "/home/triton-server/.aws", readOnly: true });
+        }),
+      "a whole stack Secret mounted in a Deployment, one of its keys named accessKeyId": (rs) => {
+        pushK8s(rs, "kubernetes:core/v1:Secret", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "s3", namespace: "triton" },
+          stringData: { accessKeyId: "x" },
+        });
+        tritonAs(rs, "Deployment", "triton", (p) => {
+          p.volumes.push({ name: "s3", secret: { secretName: "s3" } });
+          p.containers[0].volumeMounts.push({ name: "s3", mountPath: "/etc/s3", readOnly: true });
+        });
+      },
+    },
+    silent: {
+      "envFrom a ConfigMap of settings (keys not AWS key names), with a prefix": (rs) => {
+        pushK8s(rs, "kubernetes:core/v1:ConfigMap", {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "settings", namespace: "triton" },
+          data: { REGION: "us-east-1", LOG_LEVEL: "info" },
+        });
+        tritonAs(rs, "Deployment", "triton", (p) => (p.containers[0].envFrom = [{ prefix: "AWS_", configMapRef: { name: "settings" } }]));
+      },
+      "envFrom a Secret outside the plan (its keys unknown)": (rs) =>
+        tritonAs(rs, "Job", "triton", (p) => (p.containers[0].envFrom = [{ secretRef: { name: "made-elsewhere" } }])),
+      "a projected service-account token and a CA bundle": (rs) =>
+        tritonAs(rs, "Pod", "triton", (p) => {
+          p.volumes.push({
+            name: "tok",
+            projected: {
+              sources: [
+                { serviceAccountToken: { path: "token", audience: "sts.amazonaws.com" } },
+                { configMap: { name: "ca", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+              ],
+            },
+          });
+          p.containers[0].volumeMounts.push({ name: "tok", mountPath: "/var/run/secrets/tokens", readOnly: true });
+        }),
+      "a Secret volume with AWS-named items that no container mounts at that subPath": (rs) =>
+        tritonAs(rs, "Deployment", "triton", (p) => {
+          p.volumes.push({
+            name: "mixed",
+            secret: {
+              secretName: "external",
+              items: [
+                { key: "cfg", path: "app.yaml" },
+                { key: "cert", path: "tls.crt" },
+              ],
+            },
+          });
+          p.containers[0].volumeMounts.push({ name: "mixed", mountPath: "/etc/app/app.yaml", subPath: "app.yaml", readOnly: true });
+        }),
+    },
+  },
+  {
+    rule: "triton-explicit-model-control",
+    fires: {
+      "poll mode in a Triton Deployment": (rs) =>
+        tritonAs(rs, "Deployment", "triton", (p) => {
+          p.containers[0].args = p.containers[0].args
+            .filter((a: string) => !a.startsWith("--load-model="))
+            .map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=POLL" : a));
+        }),
+      "explicit with --load-model=* in a Pod": (rs) =>
+        tritonAs(rs, "Pod", "triton", (p) => {
+          p.containers[0].args = [...p.containers[0].args.filter((a: string) => !a.startsWith("--load-model=")), "--load-model=*"];
+        }),
+      "explicit and poll both written in the StatefulSet": (rs) => tritonPod(rs).containers[0].args.push("--model-control-mode=poll"),
+    },
+    silent: {
+      "model-control-mode=none (no load API; the repository as it is at start) in the StatefulSet": (rs) => {
+        const c = tritonPod(rs).containers[0];
+        c.args = c.args
+          .filter((a: string) => !a.startsWith("--load-model="))
+          .map((a: string) => (a.startsWith("--model-control-mode=") ? "--model-control-mode=none" : a));
+      },
+      "no --model-control-mode at all (upstream default none) in a Job": (rs) =>
+        tritonAs(rs, "Job", "triton", (p) => {
+          p.containers[0].args = p.containers[0].args.filter((a: string) => !a.startsWith("--load-model=") && !a.startsWith("--model-control-mode="));
+        }),
+      "EXPLICIT in capitals with named models in a CronJob": (rs) =>
+        tritonAs(rs, "CronJob", "triton", (p) => {
+          p.containers[0].args = p.containers[0].args.map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=EXPLICIT" : a));
+        }),
+    },
+  },
+  {
+    rule: "gpu-node-role-least-privilege",
+    fires: {
+      "a customer managed policy named AmazonEKSWorkerNodePolicy on the node role": (rs) =>
+        (find(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::123456789012:policy/AmazonEKSWorkerNodePolicy"),
+      "a hand-written attachment of AmazonS3FullAccess to the node role, outside the component": (rs) => {
+        const a = structuredClone(find(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+        rs.push({
+          ...a,
+          urn: `${a.urn}-extra`,
+          name: "node-s3",
+          parent: rs[0].urn,
+          props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AmazonS3FullAccess" },
+        });
+      },
+      "a managed policy by path trickery (service-role/AmazonEKSWorkerNodePolicy)": (rs) =>
+        (find(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment").props.policyArn = "arn:aws:iam::aws:policy/service-role/AmazonEKSWorkerNodePolicy"),
+      "managedPolicyArns on the node role itself": (rs) =>
+        (find(rs, "aws:iam/role:Role", (r) => r.name === "gpu-node").props.managedPolicyArns = ["arn:aws:iam::aws:policy/AmazonEC2FullAccess"]),
+    },
+    silent: {
+      "AmazonSSMManagedInstanceCore (Session Manager, AWS's alternative to SSH) on the node role": (rs) => {
+        const a = structuredClone(find(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+        rs.push({ ...a, urn: `${a.urn}-ssm`, name: "gpu-node-ssm", props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore" } });
+      },
+      "the worker policies in the aws-us-gov partition": (rs) => {
+        for (const r of rs.filter((x) => x.type === "aws:iam/rolePolicyAttachment:RolePolicyAttachment"))
+          r.props.policyArn = String(r.props.policyArn).replace("arn:aws:", "arn:aws-us-gov:");
+      },
+      "a policy of another role that names the node role (iam:PassRole)": (rs) => {
+        const node = find(rs, "aws:iam/role:Role", (r) => r.name === "gpu-node");
+        const other = find(rs, "aws:iam/role:Role", (r) => r.name === "model-repository-publisher");
+        const p = structuredClone(find(rs, "aws:iam/rolePolicy:RolePolicy", (r) => r.name === "model-repository-publisher"));
+        rs.push({ ...p, urn: `${p.urn}-pass`, name: "publisher-pass", parent: rs[0].urn, dependencies: [other.urn, node.urn] });
+      },
+    },
+  },
+  {
+    rule: "gateway-envoy-admin-no-service",
+    fires: {
+      "a Service whose named targetPort resolves to the gateway's admin container port": (rs) => {
+        find(rs, DEP).props.spec.template.spec.containers[0].ports.push({ name: "admin", containerPort: 9901, protocol: "TCP" });
+        pushK8s(rs, "kubernetes:core/v1:Service", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "gw-admin", namespace: "triton" },
+          spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ name: "web", port: 80, targetPort: "admin" }] },
+        });
+      },
+      "a Service port 9901 without targetPort (it defaults to the port)": (rs) =>
+        pushK8s(rs, "kubernetes:core/v1:Service", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "gw-admin", namespace: "triton" },
+          spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ port: 9901 }] },
+        }),
+      "a Service by number on another Envoy (its image) in a DaemonSet, the admin moved to 19000 in the bootstrap": (rs) => {
+        envoy(rs, (c) => (c.admin.address.socket_address.port_value = 19000));
+        pushK8s(rs, "kubernetes:apps/v1:DaemonSet", {
+          apiVersion: "apps/v1",
+          kind: "DaemonSet",
+          metadata: { name: "edge", namespace: "triton" },
+          spec: {
+            template: { metadata: { labels: { app: "edge" } }, spec: { containers: [{ name: "e", image: "docker.io/envoyproxy/envoy-distroless:v1.37.1" }] } },
+          },
+        });
+        pushK8s(rs, "kubernetes:core/v1:Service", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "edge", namespace: "triton" },
+          spec: { selector: { app: "edge" }, ports: [{ port: 80, targetPort: 19000 }] },
+        });
+      },
+    },
+    silent: {
+      "a Service on the gateway's envoy-metrics port by name": (rs) =>
+        pushK8s(rs, "kubernetes:core/v1:Service", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "gw-metrics", namespace: "triton" },
+          spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ name: "metrics", port: 9902, targetPort: "envoy-metrics" }] },
+        }),
+      "a Service targeting 9901 on pods that are not Envoy's": (rs) =>
+        pushK8s(rs, "kubernetes:core/v1:Service", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "other", namespace: "triton" },
+          spec: { selector: { app: "something-else" }, ports: [{ port: 9901 }] },
+        }),
+      "a gateway Service in another namespace than the gateway": (rs) =>
+        pushK8s(rs, "kubernetes:core/v1:Service", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "gw-admin", namespace: "elsewhere" },
+          spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ port: 9901 }] },
+        }),
+    },
+  },
+  {
+    rule: "triton-metrics-enabled",
+    fires: {
+      "--allow-metrics=false in the StatefulSet": (rs) => tritonPod(rs).containers[0].args.push("--allow-metrics=false"),
+      "--allow-metrics=OFF in a Deployment": (rs) => tritonAs(rs, "Deployment", "triton", (p) => p.containers[0].args.push("--allow-metrics=OFF")),
+      "a --metrics-port other than the metrics container port, in a Pod": (rs) =>
+        tritonAs(
+          rs,
+          "Pod",
+          "triton",
+          (p) => (p.containers[0].args = p.containers[0].args.map((a: string) => (a === "--metrics-port=8002" ? "--metrics-port=9002" : a))),
+        ),
+      "a loopback --metrics-address in a Job": (rs) => tritonAs(rs, "Job", "triton", (p) => p.containers[0].args.push("--metrics-address=127.0.0.1")),
+      "a loopback --http-address the metrics endpoint defaults to, in a CronJob": (rs) =>
+        tritonAs(rs, "CronJob", "triton", (p) => p.containers[0].args.push("--http-address=127.0.0.1")),
+      "counter_latencies=false (the HPA's queue time) in a DaemonSet": (rs) =>
+        tritonAs(rs, "DaemonSet", "triton", (p) => p.containers[0].args.push("--metrics-config=counter_latencies=false")),
+      "summary_latencies off (the p99 alert's series) in the StatefulSet": (rs) => {
+        const c = tritonPod(rs).containers[0];
+        c.args = c.args.filter((a: string) => a !== "--metrics-config=summary_latencies=true");
+      },
+    },
+    silent: {
+      "--allow-gpu-metrics=false and --allow-cpu-metrics=false (dcgm-exporter has the GPU's)": (rs) =>
+        tritonPod(rs).containers[0].args.push("--allow-cpu-metrics=false"),
+      "another metrics port declared as the metrics container port": (rs) => {
+        const c = tritonPod(rs).containers[0];
+        c.args = c.args.map((a: string) => (a === "--metrics-port=8002" ? "--metrics-port=9002" : a));
+        c.ports.find((p: { name: string }) => p.name === "metrics").containerPort = 9002;
+      },
+      "--metrics-address=0.0.0.0 and a longer --metrics-interval-ms": (rs) =>
+        tritonPod(rs).containers[0].args.push("--metrics-address=0.0.0.0", "--metrics-interval-ms=5000"),
+      "a dev workload with metrics off (environments: staging, prod)": (rs) =>
+        (tritonAs(rs, "Deployment", "triton", (p) => p.containers[0].args.push("--allow-metrics=false")).props.metadata.labels["triton-platform/environment"] =
+          "dev"),
+    },
+  },
+  {
+    rule: "triton-metrics-enabled",
+    base: "staging",
+    fires: { "--allow-metrics=false in the staging StatefulSet": (rs) => tritonPod(rs).containers[0].args.push("--allow-metrics=false") },
+    silent: { "the planned staging stack's Triton Job copy": (rs) => tritonAs(rs, "Job") },
+  },
+  {
+    rule: "firewall-triton-ports-only-from-stack-groups",
+    fires: {
+      "a customer-managed prefix list on the GPU nodes' group, port 8000": (rs) =>
+        gpuIngress(rs, "from-pl", { fromPort: 8000, toPort: 8000, prefixListId: "pl-0123456789abcdef0" }),
+      "a foreign security group on the metrics port": (rs) =>
+        gpuIngress(rs, "from-sg", { fromPort: 8002, toPort: 8002, referencedSecurityGroupId: "sg-0feedface0000001" }),
+      "a private CIDR to every port (protocol -1)": (rs) => gpuIngress(rs, "from-vpc", { ipProtocol: "-1", cidrIpv4: "10.0.0.0/8" }),
+      "an inline ingress of the GPU SecurityGroup from a foreign group": (rs) =>
+        (find(rs, "aws:ec2/securityGroup:SecurityGroup", (r) => r.name === "gpu-nodes").props.ingress = [
+          { protocol: "tcp", fromPort: 8000, toPort: 8001, securityGroups: ["sg-0feedface0000002"] },
+        ]),
+      "a legacy SecurityGroupRule on the cluster security group from a prefix list": (rs) =>
+        rs.push(
+          recorded("aws:ec2/securityGroupRule:SecurityGroupRule", "legacy", {
+            type: "ingress",
+            protocol: "tcp",
+            fromPort: 8000,
+            toPort: 8002,
+            securityGroupId: "sg-0c1a5e0000000000c",
+            prefixListIds: ["pl-0aaaaaaaaaaaaaaaa"],
+          }),
+        ),
+    },
+    silent: {
+      "a SecurityGroup the stack creates, admitted to 8000": (rs) => {
+        const gpu = find(rs, "aws:ec2/securityGroup:SecurityGroup", (r) => r.name === "gpu-nodes");
+        const mine = recorded("aws:ec2/securityGroup:SecurityGroup", "batch-clients", { vpcId: "vpc-0fa1e0000000000aa" });
+        rs.push(mine);
+        rs.push({
+          ...recorded("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule", "from-batch", {
+            ipProtocol: "tcp",
+            fromPort: 8000,
+            toPort: 8000,
+            securityGroupId: gpuSg(rs),
+            referencedSecurityGroupId: "batch-clients-id",
+          }),
+          dependencies: [gpu.urn, mine.urn],
+        });
+      },
+      "a prefix list on the GPU nodes' group for another port (node-exporter 9100)": (rs) =>
+        gpuIngress(rs, "pl-9100", { fromPort: 9100, toPort: 9100, prefixListId: "pl-0123456789abcdef0" }),
+      "a CIDR on the gateway load balancer's 8000 (the gateway's port, not Triton's)": () => undefined,
+    },
+  },
+  {
+    rule: "firewall-triton-metrics-only-from-monitoring",
+    fires: {
+      "a namespaceSelector In with two namespaces": (rs) =>
+        (find(
+          rs,
+          "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+          (r) => r.props.metadata.name === "triton-metrics-from-prometheus",
+        ).props.spec.ingress[0].from[0].namespaceSelector = {
+          matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["monitoring", "default"] }],
+        }),
+      "a namespaceSelector with only Exists": (rs) =>
+        (find(
+          rs,
+          "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+          (r) => r.props.metadata.name === "triton-metrics-from-prometheus",
+        ).props.spec.ingress[0].from[0].namespaceSelector = {
+          matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "Exists" }],
+        }),
+      "a podSelector NotIn (everything but one app)": (rs) =>
+        (find(
+          rs,
+          "kubernetes:networking.k8s.io/v1:NetworkPolicy",
+          (r) => r.props.metadata.name === "triton-metrics-from-prometheus",
+        ).props.spec.ingress[0].from[0].podSelector = {
+          matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["grafana"] }],
+        }),
+    },
+    silent: {
+      "the namespace and pod selectors written with matchExpressions In one value": (rs) => {
+        const peer = find(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec
+          .ingress[0].from[0];
+        peer.namespaceSelector = { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "In", values: ["monitoring"] }] };
+        peer.podSelector = { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: ["prometheus"] }] };
+      },
+      "matchLabels narrowed further by an Exists expression": (rs) => {
+        const peer = find(rs, "kubernetes:networking.k8s.io/v1:NetworkPolicy", (r) => r.props.metadata.name === "triton-metrics-from-prometheus").props.spec
+          .ingress[0].from[0];
+        peer.namespaceSelector.matchExpressions = [{ key: "kubernetes.io/metadata.name", operator: "Exists" }];
+        peer.podSelector.matchExpressions = [{ key: "app.kubernetes.io/instance", operator: "Exists" }];
+      },
+      "a policy whose podSelector cannot select Triton (NotIn triton)": (rs) =>
+        np(rs, "others", {
+          podSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["triton"] }] },
+          policyTypes: ["Ingress"],
+          ingress: [{ ports: [{ port: 8002 }] }],
+        }),
+    },
+  },
+  {
+    rule: "firewall-no-allow-all-to-triton",
+    fires: {
+      "an allow-all rule whose podSelector selects Triton by In": (rs) =>
+        np(rs, "all-in", {
+          podSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: ["triton", "other"] }] },
+          policyTypes: ["Ingress"],
+          ingress: [{ ports: [{ port: 8000 }] }],
+        }),
+    },
+    silent: {
+      "an allow-all rule whose podSelector excludes Triton (DoesNotExist on a Triton label)": (rs) =>
+        np(rs, "not-triton", {
+          podSelector: { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "DoesNotExist" }] },
+          policyTypes: ["Ingress"],
+          ingress: [{ ports: [{ port: 8000 }] }],
+        }),
+    },
+  },
 ];
 
 describe("rules stated as properties: fire in every shape, silent on reasonable variants", function () {
@@ -929,15 +1312,18 @@ declareMutations([
   },
   {
     rule: "iam-no-admin-managed-policies",
-    breaks: "attaches AdministratorAccess to the GPU node role from outside the node-group component",
+    // Not the GPU node role: gpu-node-role-least-privilege (rightly) catches any attachment to that role, from wherever.
+    breaks: "attaches AdministratorAccess to the cluster autoscaler's IRSA role from outside its component",
     mutate: (rs) => {
       const a = structuredClone(first(rs, "aws:iam/rolePolicyAttachment:RolePolicyAttachment"));
+      const role = first(rs, "aws:iam/role:Role", (r) => r.name === "cluster-autoscaler");
       rs.push({
         ...a,
         urn: `${a.urn}-admin`,
-        name: "node-admin",
+        name: "autoscaler-admin",
         parent: rs[0].urn,
-        props: { ...a.props, policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" },
+        dependencies: [role.urn],
+        props: { role: "cluster-autoscaler-0000000", policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" },
       });
     },
   },
@@ -1020,5 +1406,58 @@ declareMutations([
     rule: "serving-volumes-read-only",
     breaks: "mounts the model volume read-write",
     mutate: (rs) => (tritonContainer(rs).volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/models").readOnly = false),
+  },
+  {
+    rule: "aws-keys-never-reach-containers",
+    breaks: "hands Triton AWS_SESSION_TOKEN through envFrom (prefix AWS_SESSION_ + a Secret key TOKEN)",
+    mutate: (rs) => {
+      rs.push(
+        k8sObject(rs, "kubernetes:core/v1:Secret", "session", {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "session", namespace: "triton" },
+          stringData: { TOKEN: "x" },
+        }),
+      );
+      tritonContainer(rs).envFrom = [{ prefix: "AWS_SESSION_", secretRef: { name: "session" } }];
+    },
+  },
+  {
+    rule: "triton-metrics-enabled",
+    breaks: "turns Triton's metrics off (--allow-metrics=false)",
+    mutate: (rs) => {
+      const c = tritonContainer(rs);
+      c.args = c.args.map((a: string) => (a === "--allow-metrics=true" ? "--allow-metrics=false" : a));
+    },
+  },
+  {
+    rule: "gateway-envoy-admin-no-service",
+    breaks: "publishes Envoy's admin port through a Service by a named targetPort",
+    mutate: (rs) => {
+      first(rs, DEPLOYMENT).props.spec.template.spec.containers[0].ports.push({ name: "admin", containerPort: 9901, protocol: "TCP" });
+      rs.push(
+        k8sObject(rs, SERVICE, "gateway-admin", {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name: "gateway-admin", namespace: "triton" },
+          spec: { selector: { "app.kubernetes.io/name": "triton-gateway" }, ports: [{ name: "web", port: 80, targetPort: "admin", protocol: "TCP" }] },
+        }),
+      );
+    },
+  },
+  {
+    rule: "firewall-triton-ports-only-from-stack-groups",
+    breaks: "opens Triton's HTTP port on the GPU nodes to a customer-managed prefix list",
+    mutate: (rs) => {
+      const r = structuredClone(
+        first(
+          rs,
+          "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule",
+          (x) => x.props.fromPort === 8000 && x.props.referencedSecurityGroupId !== undefined,
+        ),
+      );
+      delete r.props.referencedSecurityGroupId;
+      rs.push({ ...r, urn: `${r.urn}-pl`, name: `${r.name}-pl`, props: { ...r.props, prefixListId: "pl-0123456789abcdef0" } });
+    },
   },
 ]);

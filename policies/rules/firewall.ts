@@ -6,26 +6,33 @@ import { MONITORING_NAMESPACE, PROMETHEUS_POD_LABELS, TRITON_ALL_PODS, TRITON_ME
 import { coversInternet } from "../../lib/cidr";
 import { metadataOf, propsOf, securityGroupIngressOf, type NetworkPolicyPeer, type Opening, type PropsOf } from "./props";
 import { stackRule, type Finding, type Rule } from "./rule";
-import { NETWORK_POLICY } from "./types";
+import { NETWORK_POLICY, SECURITY_GROUP } from "./types";
 import {
-  isTritonPodLabels,
   isWorkload,
+  maySelect,
   namespaceOf,
+  nodeSecurityGroups,
   objectNameOf,
+  ownedSecurityGroupIds,
   privilegedNamespacesSchema,
+  selectorRequires,
   tritonWorkloads,
   type LabelSelector,
   type PrivilegedNamespacesConfig,
 } from "./util";
 
+/** The label the API server sets on every namespace to its name (immutable). */
+const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 const TRITON_PORT_RANGE = [TRITON_PORTS.http, TRITON_PORTS.metrics] as const; // 8000–8002
 const ALL_PROTOCOLS = new Set(["-1", "all"]);
 
 /** Could this selector select some Triton pod? (Every Triton pod carries TRITON_ALL_PODS; other labels vary.) */
 function maySelectTriton(selector: LabelSelector | undefined): boolean {
-  if (!selector) return false;
-  return Object.entries(selector.matchLabels ?? {}).every(([key, v]) => !(key in TRITON_ALL_PODS) || (TRITON_ALL_PODS as Record<string, string>)[key] === v);
+  return maySelect(selector, TRITON_ALL_PODS);
 }
+
+/** Does the selector select Triton pods only (it requires every label of TRITON_ALL_PODS, by matchLabels or In)? */
+const selectsOnlyTriton = (selector: LabelSelector | undefined): boolean => Object.entries(TRITON_ALL_PODS).every(([k, v]) => selectorRequires(selector, k, v));
 
 type NetworkPolicy = PropsOf<typeof NETWORK_POLICY>;
 
@@ -47,7 +54,7 @@ function tritonNamespaces(resources: readonly PolicyResource[]): Set<string> {
   const out = new Set<string>();
   for (const w of tritonWorkloads(resources)) out.add(namespaceOf(w));
   for (const { r, np } of networkPolicies(resources)) {
-    if (isTritonPodLabels(np.spec?.podSelector?.matchLabels)) out.add(namespaceOf(r));
+    if (selectsOnlyTriton(np.spec?.podSelector)) out.add(namespaceOf(r));
   }
   return out;
 }
@@ -62,15 +69,16 @@ function coversMetrics(ports: readonly { port?: number | string; endPort?: numbe
   });
 }
 
-/** Exactly the Prometheus pods of the monitoring namespace, nothing wider. */
+/**
+ * Exactly the Prometheus pods of the monitoring namespace, nothing wider: every namespace the peer selects is
+ * named monitoring and every pod carries the Prometheus labels, whether written with matchLabels or with
+ * matchExpressions (In with that one value); further terms only narrow the peer.
+ */
 function isPrometheusPeer(peer: NetworkPolicyPeer): boolean {
   if (peer.ipBlock) return false;
-  const ns = peer.namespaceSelector?.matchLabels ?? {};
-  const pods = peer.podSelector?.matchLabels ?? {};
   return (
-    ns["kubernetes.io/metadata.name"] === MONITORING_NAMESPACE &&
-    !peer.namespaceSelector?.matchExpressions?.length &&
-    Object.entries(PROMETHEUS_POD_LABELS).every(([key, v]) => pods[key] === v)
+    selectorRequires(peer.namespaceSelector, NAMESPACE_NAME_LABEL, MONITORING_NAMESPACE) &&
+    Object.entries(PROMETHEUS_POD_LABELS).every(([key, v]) => selectorRequires(peer.podSelector, key, v))
   );
 }
 
@@ -328,6 +336,81 @@ export const firewallNoAllowAllToTriton = stackRule({
   },
 });
 
+/** A source of ingress to a group: a CIDR, a prefix list, or another security group (or the group itself, `self`), with its path. */
+function ingressSources(r: PolicyResource, o: Opening, n: number): { path: string; kind: "cidr" | "prefix list" | "group"; value: string }[] {
+  const raw = r.props as {
+    referencedSecurityGroupId?: string;
+    sourceSecurityGroupId?: string;
+    self?: boolean;
+    securityGroupId?: string;
+    ingress?: { securityGroups?: string[]; self?: boolean }[];
+  };
+  const out: { path: string; kind: "cidr" | "prefix list" | "group"; value: string }[] = [
+    ...o.cidrs.map((c) => ({ path: c.path, kind: "cidr" as const, value: c.cidr })),
+    ...o.prefixLists.map((l) => ({ path: l.path, kind: "prefix list" as const, value: l.id })),
+  ];
+  if (r.type === SECURITY_GROUP) {
+    (raw.ingress?.[n]?.securityGroups ?? []).forEach((g, i) => out.push({ path: `ingress[${n}].securityGroups[${i}]`, kind: "group", value: String(g) }));
+  } else {
+    if (raw.referencedSecurityGroupId !== undefined)
+      out.push({ path: "referencedSecurityGroupId", kind: "group", value: String(raw.referencedSecurityGroupId) });
+    if (raw.sourceSecurityGroupId !== undefined) out.push({ path: "sourceSecurityGroupId", kind: "group", value: String(raw.sourceSecurityGroupId) });
+  }
+  return out;
+}
+
+const TRITON_PORT_LIST = [TRITON_PORTS.http, TRITON_PORTS.grpc, TRITON_PORTS.metrics];
+
+export const firewallTritonPortsOnlyFromStackGroups = stackRule({
+  name: "firewall-triton-ports-only-from-stack-groups",
+  domain: "firewall",
+  description:
+    `On the security groups of the GPU nodes (those their launch templates attach), Triton's ports ${TRITON_PORT_RANGE[0]}-${TRITON_PORT_RANGE[1]} admit ` +
+    "only security groups the stack knows the members of: a group it creates (the gateway's load balancer) or one its node groups' launch templates " +
+    "attach (the EKS cluster security group of the nodes the gateway and Prometheus run on, the GPU nodes' own). No CIDR, no prefix list (its " +
+    "entries change outside the plan), no other group.",
+  prevents:
+    "Inference, model control and metrics reachable from whatever a foreign security group or a customer-managed prefix list comes to hold, or from " +
+    "a whole address range, past the gateway and Prometheus: invisible in the plan, and not covered by the internet check.",
+  remediationSteps:
+    "Remove the ingress; Triton's ports are opened by components/firewall from the gateway's and Prometheus' network needs (the cluster security " +
+    "group); callers go through the gateway (triton-platform:gateway.clientCidrs).",
+  check: (resources) => {
+    const nodes = nodeSecurityGroups(resources);
+    if (nodes.gpu.size === 0) return [];
+    const owned = ownedSecurityGroupIds(resources);
+    const gpuGroupUrns = nodes.gpuGroupUrns;
+    const out: Finding[] = [];
+    for (const r of resources) {
+      securityGroupIngressOf(r).forEach((o, n) => {
+        const target = r.type === SECURITY_GROUP ? ((r.props as { id?: string }).id ?? r.urn) : o.group;
+        const onGpu = r.type === SECURITY_GROUP ? gpuGroupUrns.has(r.urn) || nodes.gpu.has(String(target)) : target !== undefined && nodes.gpu.has(target);
+        if (!onGpu) return;
+        const ports = TRITON_PORT_LIST.filter((p) => covers(o, p));
+        if (ports.length === 0) return;
+        for (const src of ingressSources(r, o, n)) {
+          if (src.kind === "group" && (owned.has(src.value) || nodes.all.has(src.value) || src.value === target)) continue;
+          const why =
+            src.kind === "group"
+              ? "a security group the stack neither creates nor attaches to its nodes"
+              : src.kind === "prefix list"
+                ? "a prefix list, whose entries change outside the plan"
+                : "an address range, not the gateway's or Prometheus' security group";
+          out.push({
+            path: src.path,
+            value: src.value,
+            message:
+              `${r.type.split(":").pop()} ${r.name}: ${src.path} is ${JSON.stringify(src.value)} (${why}), admitted to Triton port(s) ${ports.join(", ")} ` +
+              `of the GPU nodes' security group ${r.type === SECURITY_GROUP ? r.name : target}`,
+            urn: r.urn,
+          });
+        }
+      });
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
 export const rules: readonly Rule[] = [
   firewallNoWorldIngressOnTritonPorts,
@@ -335,4 +418,5 @@ export const rules: readonly Rule[] = [
   firewallTritonMetricsOnlyFromMonitoring,
   firewallDefaultDeny,
   firewallNoAllowAllToTriton,
+  firewallTritonPortsOnlyFromStackGroups,
 ];

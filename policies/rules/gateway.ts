@@ -8,10 +8,10 @@ import type { PolicyResource } from "@pulumi/policy";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
 import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent, percentOf } from "../../components/upstream/envoy";
-import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
+import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { CONFIG_MAP, SERVICE } from "./types";
-import { namespaceOf, objectNameOf, parseEmbeddedOnce, servicesFor, show, tritonStatefulSets } from "./util";
+import { isWorkload, namespaceOf, objectNameOf, parseEmbeddedOnce, servicesFor, show, tritonStatefulSets } from "./util";
 
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
@@ -186,30 +186,14 @@ export const gatewayEnvoyAdminNotExposed = resourceRule({
   domain: "gateway",
   description:
     `Envoy's admin interface listens on loopback (or a pipe) only; no listener reaches a cluster whose endpoint is the admin address in any form (tcp_proxy, ` +
-    `weighted_clusters, mirrors, cluster_header, a rewritten path) except routes of the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")}; no Service targets the admin port.`,
+    `weighted_clusters, mirrors, cluster_header, a rewritten path) except routes of the exact paths ${EXPOSABLE_ADMIN_PATHS.join(" and ")} ` +
+    "(Services: gateway-envoy-admin-no-service).",
   prevents:
     "Anyone who reaches the gateway draining its listeners, changing runtime values (mirror fractions), dumping config or stopping Envoy " +
     "through /quitquitquit.",
   remediationSteps: "Keep admin.address on 127.0.0.1 and expose stats only through the dedicated metrics listener (components/gateway/envoy-config.ts).",
   check: (r) => {
     const name = metadataOf(r).name ?? r.name;
-    const service = propsOf(r, SERVICE);
-    if (service) {
-      const selector = service.spec?.selector ?? {};
-      const targetsGateway = Object.entries(GATEWAY_POD_LABELS).every(([k, v]) => selector[k] === v);
-      if (!targetsGateway) return NONE;
-      return (service.spec?.ports ?? []).flatMap((p, i) => {
-        const target = p.targetPort ?? p.port;
-        if (target !== ENVOY_ADMIN.port && target !== String(ENVOY_ADMIN.port)) return [];
-        return [
-          {
-            path: `spec.ports[${i}].targetPort`,
-            value: target,
-            message: `Service ${name}: spec.ports[${i}].targetPort targets Envoy's ` + `admin port ${ENVOY_ADMIN.port}`,
-          },
-        ];
-      });
-    }
     let config: Record<string, any> | undefined;
     try {
       config = envoyConfigOf(r);
@@ -446,6 +430,78 @@ export const gatewayClustersDefined = stackRule({
   },
 });
 
+/** An Envoy container: its image is an Envoy image (envoyproxy/envoy, envoy-distroless, ...; any registry, tag or digest). */
+function isEnvoyImage(image: unknown): boolean {
+  const repo = (typeof image === "string" ? image : "").split("@")[0];
+  return /^envoy(-[a-z0-9]+)*$/.test(repo.slice(repo.lastIndexOf("/") + 1).split(":")[0]);
+}
+
+export const gatewayEnvoyAdminNoService = stackRule({
+  name: "gateway-envoy-admin-no-service",
+  domain: "gateway",
+  description:
+    `No Service reaches Envoy's admin port (${ENVOY_ADMIN.port}, or the admin port_value of an Envoy bootstrap of the stack) on the pods it selects ` +
+    "(the gateway's, or any pod running an Envoy image): a targetPort by number, by default (the port), or by name, a name resolved as Kubernetes " +
+    "does, to the containerPort of that name in each selected pod.",
+  prevents:
+    "The admin interface published inside the cluster (or beyond, through a LoadBalancer) under a port name: anyone who reaches the Service drains " +
+    "the listeners, changes mirror fractions at runtime or stops Envoy through /quitquitquit.",
+  remediationSteps:
+    "Remove the Service port; expose Envoy's stats only through the dedicated metrics listener and its port (components/gateway: GATEWAY_METRICS).",
+  check: (resources) => {
+    const adminPorts = new Set<number>([ENVOY_ADMIN.port]);
+    for (const r of resources) {
+      let config: Record<string, any> | undefined;
+      try {
+        config = envoyConfigOf(r);
+      } catch {
+        continue; // reported by gateway-mirror-percent-within-max
+      }
+      const port = config?.admin?.address?.socket_address?.port_value;
+      if (port !== undefined && Number.isInteger(Number(port))) adminPorts.add(Number(port));
+    }
+    const envoyPods = resources.flatMap((w) => {
+      if (!isWorkload(w)) return [];
+      const labels = podTemplateLabelsOf(w);
+      const specs = podSpecsOf(w);
+      const containers = specs.flatMap(({ spec, path }) => containersOf(spec, path)).map(({ c }) => c);
+      const isEnvoy = Object.entries(GATEWAY_POD_LABELS).every(([k, v]) => labels[k] === v) || containers.some((c) => isEnvoyImage(c.image));
+      return isEnvoy ? [{ w, labels, ns: namespaceOf(w), containers }] : [];
+    });
+    const out: Finding[] = [];
+    if (envoyPods.length === 0) return out;
+    for (const svc of resources) {
+      const spec = propsOf(svc, SERVICE)?.spec;
+      const selector = spec?.selector ?? {};
+      if (!spec || Object.keys(selector).length === 0) continue; // no selector: endpoints are managed by hand, not by pod labels
+      const ns = namespaceOf(svc);
+      const selected = envoyPods.filter((p) => p.ns === ns && Object.entries(selector).every(([k, v]) => p.labels[k] === v));
+      (spec.ports ?? []).forEach((p, i) => {
+        const target = p.targetPort ?? p.port;
+        for (const pod of selected) {
+          // A number (or a numeric string) is the pod port itself; a name is looked up among the pod's container ports.
+          const numeric = typeof target === "number" || /^\d+$/.test(String(target));
+          const resolved = numeric
+            ? Number(target)
+            : pod.containers.flatMap((c) => c.ports ?? []).find((cp) => cp?.name === target && (cp.protocol ?? "TCP") === (p.protocol ?? "TCP"))?.containerPort;
+          if (resolved === undefined || !adminPorts.has(Number(resolved))) continue;
+          const at = p.targetPort === undefined ? `spec.ports[${i}].port` : `spec.ports[${i}].targetPort`;
+          out.push({
+            path: at,
+            value: target,
+            message:
+              `Service ${ns}/${objectNameOf(svc)}: ${at} ${JSON.stringify(target)}` +
+              `${numeric ? "" : ` (container port ${resolved} of ${(pod.w.props as { kind?: string }).kind} ${objectNameOf(pod.w)})`} reaches Envoy's admin port ${resolved}`,
+            urn: svc.urn,
+          });
+          break;
+        }
+      });
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
 export const rules: readonly Rule[] = [
   gatewayMirrorPercentWithinMax,
@@ -453,4 +509,5 @@ export const rules: readonly Rule[] = [
   gatewayEnvoyAdminNotExposed,
   gatewayCanaryMirrored,
   gatewayClustersDefined,
+  gatewayEnvoyAdminNoService,
 ];

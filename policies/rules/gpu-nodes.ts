@@ -194,23 +194,57 @@ export const gpuOperatorMatchesNodeImage = stackRule({
   },
 });
 
+/**
+ * AWS managed policies the node role may carry beyond the worker policies: AmazonSSMManagedInstanceCore, the policy AWS
+ * documents for Session Manager access to EKS nodes (its alternative to SSH, which firewall-no-ssh-from-internet keeps closed).
+ */
+const NODE_ROLE_EXTRA_POLICIES = ["AmazonSSMManagedInstanceCore"] as const;
+
+/** The AWS managed policy an ARN names exactly (`arn:<partition>:iam::aws:policy/<name>`), else undefined: a customer managed policy has an account id. */
+function awsManagedPolicyName(arn: unknown): string | undefined {
+  return /^arn:aws(-[a-z]+)*:iam::aws:policy\/(.+)$/.exec(String(arn))?.[2];
+}
+
+const ROLE_POLICY_ATTACHMENTS_EXCLUSIVE = "aws:iam/rolePolicyAttachmentsExclusive:RolePolicyAttachmentsExclusive";
+
 export const gpuNodeRoleLeastPrivilege = stackRule({
   name: "gpu-node-role-least-privilege",
   domain: "gpu-nodes",
-  description: `The GPU node role has only the worker managed policies (${WORKER_NODE_MANAGED_POLICIES.join(", ")}) and no inline policies.`,
-  prevents: "Every pod on a GPU node inheriting broad AWS permissions through the node role (pods get their own through IRSA).",
+  description:
+    `The GPU node role has only the worker managed policies (${WORKER_NODE_MANAGED_POLICIES.join(", ")}; ${NODE_ROLE_EXTRA_POLICIES.join(", ")} ` +
+    "for Session Manager is allowed too), each identified by its exact AWS managed ARN arn:<partition>:iam::aws:policy/<name>, and no inline policies.",
+  prevents:
+    "Every pod on a GPU node inheriting broad AWS permissions through the node role (pods get their own through IRSA), including through a " +
+    "customer managed policy named like an AWS managed one.",
   remediationSteps: "Give workloads IRSA roles instead of attaching policies to the node role (components/gpu/builders.ts nodeRolePolicyArns).",
   check: (resources) => {
+    const allowed: readonly string[] = [...WORKER_NODE_MANAGED_POLICIES, ...NODE_ROLE_EXTRA_POLICIES];
+    // The node roles: roles of the GPU node group component, and the roles GPU node groups name (their nodeRoleArn dependency).
+    const roles = new Set(resources.filter((r) => r.type === IAM_ROLE && r.parent?.type === GPU_NODE_GROUP_COMPONENT).map((r) => r.urn));
+    for (const ng of resources) if (gpuNodeGroupOf(ng)) for (const d of ng.dependencies) if (d.type === IAM_ROLE) roles.add(d.urn);
+    // Elsewhere, a policy or attachment is the node role's when every role it depends on is a node role (its `role` input is one):
+    // a policy of another role that merely names the node role (iam:PassRole) also depends on that other role.
+    const onNodeRole = (r: PolicyResource) => {
+      if (r.parent?.type === GPU_NODE_GROUP_COMPONENT || roles.has(r.urn)) return true;
+      const deps = r.dependencies.filter((d) => d.type === IAM_ROLE);
+      return deps.length > 0 && deps.every((d) => roles.has(d.urn));
+    };
     const out: Finding[] = [];
-    for (const r of resources.filter((x) => x.parent?.type === GPU_NODE_GROUP_COMPONENT)) {
+    const arnFinding = (r: PolicyResource, path: string, arn: unknown) => {
+      const name = awsManagedPolicyName(arn);
+      if (name !== undefined && allowed.includes(name)) return;
+      const why =
+        name === undefined
+          ? `not an AWS managed policy ARN (arn:<partition>:iam::aws:policy/<name>; allowed: ${allowed.join(", ")})`
+          : "not one of the worker node policies";
+      const kind = r.type.split(":").pop();
+      out.push({ path, value: arn, message: `${kind} ${r.name}: ${path} ${show(arn)} is ${why}`, urn: r.urn });
+    };
+    for (const r of resources.filter(onNodeRole)) {
       const attachment = propsOf(r, IAM_ROLE_POLICY_ATTACHMENT);
-      if (attachment) {
-        const arn = String(attachment.policyArn ?? "");
-        if (!WORKER_NODE_MANAGED_POLICIES.some((n) => arn.endsWith(`:policy/${n}`))) {
-          const message = `RolePolicyAttachment ${r.name}: policyArn ${show(attachment.policyArn)} is not one of the worker node policies`;
-          out.push({ path: "policyArn", value: attachment.policyArn, message, urn: r.urn });
-        }
-      }
+      if (attachment) arnFinding(r, "policyArn", attachment.policyArn);
+      if (r.type === ROLE_POLICY_ATTACHMENTS_EXCLUSIVE)
+        ((r.props as { policyArns?: unknown[] }).policyArns ?? []).forEach((arn, i) => arnFinding(r, `policyArns[${i}]`, arn));
       if (r.type === IAM_ROLE_POLICY) {
         const props = r.props as { policy?: unknown; role?: unknown };
         out.push({
@@ -229,6 +263,7 @@ export const gpuNodeRoleLeastPrivilege = stackRule({
           urn: r.urn,
         });
       }
+      if (role) ((role as { managedPolicyArns?: unknown[] }).managedPolicyArns ?? []).forEach((arn, i) => arnFinding(r, `managedPolicyArns[${i}]`, arn));
     }
     return out;
   },

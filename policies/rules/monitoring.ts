@@ -5,10 +5,32 @@ import type { PolicyResource } from "@pulumi/policy";
 import { TRITON_METRICS_PORT_NAME, TRITON_PORTS } from "../../components/contracts";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { KUBE_PROMETHEUS_STACK_CHART } from "../../components/upstream/kube-prometheus-stack";
-import { metadataOf, podTemplateLabelsOf, propsOf, type PropsOf, type Relabeling, type ServiceMonitor, type ServicePort } from "./props";
+import {
+  containersOf,
+  metadataOf,
+  podSpecsOf,
+  podTemplateLabelsOf,
+  propsOf,
+  type PropsOf,
+  type Relabeling,
+  type ServiceMonitor,
+  type ServicePort,
+} from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Rule } from "./rule";
 import { HELM_RELEASE, SERVICE, SERVICE_MONITOR } from "./types";
-import { environmentsSchema, isHelmChart, namespaceOf, objectNameOf, selects, servicesFor, tritonStatefulSets, type EnvConfig } from "./util";
+import {
+  environmentsSchema,
+  isHelmChart,
+  isTritonContainer,
+  isWorkload,
+  namespaceOf,
+  objectNameOf,
+  selects,
+  servicesFor,
+  show,
+  tritonStatefulSets,
+  type EnvConfig,
+} from "./util";
 
 type HelmRelease = PropsOf<typeof HELM_RELEASE>;
 
@@ -410,5 +432,91 @@ export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
   },
 });
 
+// ---- Triton's own metrics endpoint: on, reachable, with the series the HPA and the alerts read ----
+
+/** ParseOption<bool> false spellings (any case). */
+const FALSE = /^(false|off|0)$/i;
+const isLoopbackAddress = (a: string): boolean => a === "localhost" || a === "::1" || /^127\./.test(a) || a === "[::1]";
+
+/** Every value a tritonserver container gives `--<flag>=` (command and args), in order. */
+function flagValues(c: { command?: readonly string[]; args?: readonly string[] }, flag: string): string[] {
+  return [...(c.command ?? []), ...(c.args ?? [])].filter((a) => typeof a === "string" && a.startsWith(`${flag}=`)).map((a) => a.slice(flag.length + 1));
+}
+
+/** `--metrics-config` settings as tritonserver reads them (setting=value, one per flag). */
+function metricsConfig(c: { command?: readonly string[]; args?: readonly string[] }): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const v of flagValues(c, "--metrics-config")) {
+    const eq = v.indexOf("=");
+    if (eq > 0) out.set(v.slice(0, eq), [...(out.get(v.slice(0, eq)) ?? []), v.slice(eq + 1)]);
+  }
+  return out;
+}
+
+export const tritonMetricsEnabled = resourceRule<EnvConfig>({
+  name: "triton-metrics-enabled",
+  domain: "monitoring",
+  configKey: "triton.groups[name={group}].extraArgs",
+  description:
+    "In the listed environments (default: staging and prod), every tritonserver container serves its metrics where Prometheus scrapes them: " +
+    `no --allow-metrics=false, a --metrics-port equal to its "${TRITON_METRICS_PORT_NAME}" container port (${TRITON_PORTS.metrics} without one), ` +
+    "no loopback --metrics-address (nor a loopback --http-address it defaults to), and --metrics-config keeps the latency counters " +
+    "(counter_latencies, which hold the queue time the HPA scales on) and turns the latency summaries on (summary_latencies=true, the p99 SLO alert's series).",
+  prevents:
+    "A serving group whose metrics are off or unreachable: its autoscaler's queue-time metric is empty (it never scales out), and its alerts " +
+    "(failures, latency, TritonTargetDown aside) never fire, while triton-metrics-scraped still sees a ServiceMonitor and a Service.",
+  remediationSteps:
+    "Remove the flag from the group's extraArgs (triton-platform:triton.groups[].extraArgs); the component writes --allow-metrics=true, " +
+    `--metrics-port=${TRITON_PORTS.metrics} and --metrics-config=summary_latencies=true (components/upstream/tritonserver.ts).`,
+  configSchema: {
+    properties: {
+      environments: { ...environmentsSchema("").environments, default: ["staging", "prod"], description: "Environments whose Triton metrics must be on." },
+    },
+  },
+  check: (r, { environments }) => {
+    if (!isWorkload(r) || !environments.includes(metadataOf(r).labels?.[ENVIRONMENT_LABEL] as string)) return NONE;
+    const out: Finding[] = [];
+    const name = `${(r.props as { kind?: string }).kind} ${metadataOf(r).namespace ?? "default"}/${metadataOf(r).name ?? r.name}`;
+    for (const { spec, path } of podSpecsOf(r)) {
+      for (const { c, path: cp } of containersOf(spec, path)) {
+        if (!isTritonContainer(c) || cp.includes(".initContainers[")) continue;
+        const at = `${cp}.args`;
+        const push = (value: unknown, why: string) => out.push({ path: at, value, message: `${name}: ${at} has ${show(value)}: ${why}` });
+        for (const v of flagValues(c, "--allow-metrics")) if (FALSE.test(v)) push(`--allow-metrics=${v}`, "Triton serves no metrics at all");
+        const ports = flagValues(c, "--metrics-port");
+        const declared = (c.ports ?? []).find((p) => p?.name === TRITON_METRICS_PORT_NAME)?.containerPort;
+        const expected = declared ?? TRITON_PORTS.metrics;
+        for (const v of ports)
+          if (Number(v) !== Number(expected))
+            push(
+              `--metrics-port=${v}`,
+              `Triton listens for metrics on ${v}, but the scrape reaches ${expected} (${declared !== undefined ? `container port "${TRITON_METRICS_PORT_NAME}"` : "the metrics port"})`,
+            );
+        const address = flagValues(c, "--metrics-address");
+        const bind = address.length ? address.map((a) => ["--metrics-address", a]) : flagValues(c, "--http-address").map((a) => ["--http-address", a]);
+        for (const [flag, a] of bind) if (isLoopbackAddress(a)) push(`${flag}=${a}`, "the metrics endpoint binds to loopback, out of Prometheus' reach");
+        const cfg = metricsConfig(c);
+        // Metrics-config values are judged strictly: only "true" is read as on here (docs/user_guide/metrics.md spells them true/false).
+        for (const v of cfg.get("counter_latencies") ?? [])
+          if (!/^true$/i.test(v))
+            push(`--metrics-config=counter_latencies=${v}`, "the latency counters (nv_inference_queue_duration_us, the HPA's metric) are off");
+        const summaries = cfg.get("summary_latencies") ?? [];
+        if (summaries.length === 0 || summaries.some((v) => !/^true$/i.test(v)))
+          push(
+            summaries.length ? summaries.map((v) => `--metrics-config=summary_latencies=${v}`) : null,
+            "latency summaries are off (the default), so the p99 SLO alert (nv_inference_request_summary_us) has no series",
+          );
+      }
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
-export const rules: readonly Rule[] = [monitoringAlertingInProd, tritonMetricsScraped, crdObjectsDependOnRelease, monitoringCriticalAlertsNotify];
+export const rules: readonly Rule[] = [
+  monitoringAlertingInProd,
+  tritonMetricsScraped,
+  crdObjectsDependOnRelease,
+  monitoringCriticalAlertsNotify,
+  tritonMetricsEnabled,
+];

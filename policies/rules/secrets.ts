@@ -3,9 +3,10 @@
 // container env. Values are never echoed: messages show "(hidden)".
 import { STATIC_AWS_CREDENTIAL_ENV } from "../../components/upstream/aws-iam";
 import { containersOf, metadataOf, podSpecsOf, propsOf } from "./props";
-import { NONE, resourceRule, type Finding, type Resource, type Rule } from "./rule";
+import type { PolicyResource } from "@pulumi/policy";
+import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { HELM_RELEASE } from "./types";
-import { isK8sObject, isWorkload } from "./util";
+import { isK8sObject, isWorkload, namespaceOf, objectNameOf } from "./util";
 
 const HIDDEN = "(hidden)";
 /** Key names (lower-cased, without - _ .) that hold a credential. */
@@ -145,5 +146,103 @@ export const noPlaintextCredentials = resourceRule({
   },
 });
 
+/** A key or file name that holds an AWS access key: aws_access_key_id, AWS_SECRET_ACCESS_KEY, secretAccessKey, session-token, ... */
+const isAwsKeyName = (name: string): boolean => /^(aws)?(secretaccesskey|accesskeyid|secretkey|accesskey|sessiontoken)$/.test(normalKey(name));
+/** A file path the AWS SDKs and CLI read static keys from: the shared credentials file (~/.aws/credentials). */
+const isAwsCredentialsFile = (path: string): boolean => /(^|\/)\.aws\/credentials$/.test(path);
+
+type KeyRef = { readonly key?: string; readonly path?: string };
+type ObjectRef = { readonly name?: string; readonly items?: readonly KeyRef[] };
+
+/** Keys of the Secrets and ConfigMaps of the stack, by kind, namespace and name (what envFrom and volumes expand). */
+function objectKeys(resources: readonly PolicyResource[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of resources) {
+    if (!isK8sObject(r.type, r.props)) continue;
+    const kind = (r.props as { kind?: string }).kind;
+    if (kind !== "Secret" && kind !== "ConfigMap") continue;
+    const p = r.props as { data?: object; stringData?: object; binaryData?: object };
+    const keys = [...Object.keys(p.data ?? {}), ...Object.keys(kind === "Secret" ? (p.stringData ?? {}) : (p.binaryData ?? {}))];
+    out.set(JSON.stringify([kind, namespaceOf(r), objectNameOf(r)]), keys);
+  }
+  return out;
+}
+
+export const awsKeysNeverReachContainers = stackRule({
+  name: "aws-keys-never-reach-containers",
+  domain: "secrets",
+  description:
+    "No container receives static AWS keys through a Secret or ConfigMap: no envFrom (secretRef or configMapRef, with its prefix) yields " +
+    "AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN from the object's keys, and no mounted secret, configMap or projected volume " +
+    "puts a file named like an AWS key (aws_secret_access_key, accessKeyId, ...) or an .aws/credentials file in a container.",
+  prevents:
+    "Long-lived access keys handed to pods through a Secret the manifest only names (envFrom, a mounted credentials file), past the env checks: " +
+    "they leak, never rotate, and override IRSA in the AWS SDKs' credential chain.",
+  remediationSteps:
+    "Remove the envFrom or volume; run the pod as the ServiceAccount annotated with eks.amazonaws.com/role-arn (ModelRepositoryBinding.serviceAccountName).",
+  check: (resources) => {
+    const keysOf = objectKeys(resources);
+    const out: Finding[] = [];
+    for (const r of resources) {
+      if (!isWorkload(r)) continue;
+      const ns = namespaceOf(r);
+      const name = `${(r.props as { kind?: string }).kind} ${ns}/${objectNameOf(r)}`;
+      const keys = (kind: "Secret" | "ConfigMap", object: string | undefined) => keysOf.get(JSON.stringify([kind, ns, object])) ?? [];
+      const push = (path: string, value: unknown, why: string) => out.push({ path, value, message: `${name}: ${path} ${why}`, urn: r.urn });
+      for (const { spec, path } of podSpecsOf(r)) {
+        const containers = containersOf(spec, path);
+        // envFrom: every key of the object becomes a variable, named prefix + key (Kubernetes skips keys that are not valid names).
+        for (const { c, path: cp } of containers) {
+          (c.envFrom ?? []).forEach((e, i) => {
+            const [kind, ref] = e?.secretRef ? (["Secret", e.secretRef] as const) : (["ConfigMap", e?.configMapRef] as const);
+            const names = keys(kind, ref?.name).map((k) => `${e?.prefix ?? ""}${k}`);
+            const bad = names.filter((n) => STATIC_KEYS.includes(n));
+            if (bad.length)
+              push(
+                `${cp}.envFrom[${i}]`,
+                { prefix: e?.prefix, [kind === "Secret" ? "secretRef" : "configMapRef"]: ref?.name },
+                `(container ${c.name}) sets ${bad.join(", ")} from ${kind} ${ref?.name}`,
+              );
+          });
+        }
+        // Volumes mounted by some container: the files their items (or, without items, the object's keys) create.
+        const mounts = containers.flatMap(({ c }) => c.volumeMounts ?? []);
+        (spec?.volumes ?? []).forEach((v, i) => {
+          const at = `${path}.volumes[${i}]`;
+          const mountedAt = mounts.filter((m) => m.name === v.name);
+          if (mountedAt.length === 0) return;
+          // Where a file of the volume lands in a container: below mountPath, or (subPath) only the files at and under subPath.
+          const placed = (file: string): string[] =>
+            mountedAt.flatMap((m) => {
+              const root = String(m.mountPath ?? "").replace(/\/+$/, "");
+              if (!m.subPath) return [`${root}/${file}`];
+              const sub = String(m.subPath).replace(/\/+$/, "");
+              return file === sub ? [root] : file.startsWith(`${sub}/`) ? [`${root}/${file.slice(sub.length + 1)}`] : [];
+            });
+          const sources: { kind: "Secret" | "ConfigMap"; ref: ObjectRef | undefined; at: string }[] = [];
+          if (v.secret) sources.push({ kind: "Secret", ref: { name: v.secret.secretName, items: v.secret.items }, at: `${at}.secret` });
+          if (v.configMap) sources.push({ kind: "ConfigMap", ref: v.configMap, at: `${at}.configMap` });
+          (v.projected?.sources ?? []).forEach((src, j) => {
+            if (src.secret) sources.push({ kind: "Secret", ref: src.secret, at: `${at}.projected.sources[${j}].secret` });
+            if (src.configMap) sources.push({ kind: "ConfigMap", ref: src.configMap, at: `${at}.projected.sources[${j}].configMap` });
+          });
+          for (const { kind, ref, at: sourceAt } of sources) {
+            const files: { path: string; key: string; at: string }[] = ref?.items?.length
+              ? ref.items.map((item, k) => ({ path: String(item.path ?? item.key), key: String(item.key), at: `${sourceAt}.items[${k}]` }))
+              : keys(kind, ref?.name).map((k) => ({ path: k, key: k, at: sourceAt }));
+            for (const f of files) {
+              const full = placed(f.path);
+              if (full.length === 0) continue;
+              if (full.some((p) => isAwsKeyName(p.split("/").pop() ?? p) || isAwsCredentialsFile(p)) || isAwsKeyName(f.key))
+                push(f.at, { key: f.key, path: f.path }, `mounts ${kind} ${ref?.name} key ${f.key} as ${full.join(", ")}: a static AWS credential file`);
+            }
+          }
+        });
+      }
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
-export const rules: readonly Rule[] = [helmValuesNoCredentials, noPlaintextCredentials];
+export const rules: readonly Rule[] = [helmValuesNoCredentials, noPlaintextCredentials, awsKeysNeverReachContainers];

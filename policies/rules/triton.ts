@@ -320,23 +320,30 @@ export const tritonZoneSpread = resourceRule<EnvConfig>({
 export const tritonExplicitModelControl = resourceRule<EnvConfig>({
   name: "triton-explicit-model-control",
   domain: "triton",
-  description: "In production, tritonserver runs with --model-control-mode=explicit and names each model with --load-model.",
-  prevents: "Whatever folder lands in the model bucket going live (mode none/poll), including half-uploaded or untested models.",
-  remediationSteps: "Keep the group's modelControlMode explicit and list its models.",
+  description:
+    "In production, tritonserver never polls its repository: --model-control-mode is explicit with each model named by --load-model, or none " +
+    "(the upstream default: what the repository holds at start, and no load/unload API); poll is refused.",
+  prevents:
+    "Whatever folder lands in the model bucket going live while the server runs (mode poll), including half-uploaded or untested models, " +
+    "or every model of the repository loaded at once (explicit with --load-model=* or none named).",
+  remediationSteps: "Keep the group's modelControlMode explicit and list its models (or none, which loads the repository only at start).",
   configSchema: { properties: { ...environmentsByLabel } },
   check: (r, cfg) => {
     if (!isTritonWorkload(r) || !inEnvironments(r, cfg)) return NONE;
     const out: Finding[] = [];
     for (const { c, path } of tritonContainersOf(r).filter((x) => x.path.includes(".containers["))) {
       const flags = flagArgs(c);
-      const mode = flags.find((a) => a.startsWith("--model-control-mode="))?.split("=")[1];
+      const written = flags.filter((a) => a.startsWith("--model-control-mode="));
+      // The parser lower-cases the value (std::tolower); unset is none (the upstream default). A repeated flag is judged by its worst value.
+      const modes = written.map((a) => a.slice("--model-control-mode=".length).toLowerCase());
+      const mode = modes.find((m) => m !== "none" && m !== "explicit") ?? (modes.includes("explicit") ? "explicit" : "none");
       const loads = flags.filter((a) => a.startsWith("--load-model=")).map((a) => a.slice("--load-model=".length));
+      if (mode === "none") continue; // loads what the repository holds at start; no load/unload API, no polling
       if (mode !== "explicit") {
-        const value = flags.filter((a) => a.startsWith("--model-control-mode="));
         out.push({
           path: `${path}.args`,
-          value,
-          message: `${describeWorkload(r)}: ${path}.args has --model-control-mode=${mode ?? "(unset: none)"}, must be explicit`,
+          value: written,
+          message: `${describeWorkload(r)}: ${path}.args has --model-control-mode=${mode}, must be explicit (or none)`,
         });
       } else if (loads.length === 0 || loads.includes("*")) {
         out.push({

@@ -1,12 +1,13 @@
 // Helpers shared by the rule modules (no rule lives here). Rules read resource inputs as
 // the engine sees them; typed views of those inputs are in ./props.
 import type { PolicyResource } from "@pulumi/policy";
-import { MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE, TRITON_ALL_PODS } from "../../components/contracts";
+import { MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE, NODE_LABEL_ROLE, NODE_ROLE_GPU, TRITON_ALL_PODS } from "../../components/contracts";
+import { isGpuAmiType } from "../../components/upstream/eks";
 import { metadataOf, podTemplateLabelsOf, propsOf } from "./props";
 
 // Rule modules read decodeJson from here with the other helpers; it lives in ./props, which needs it and imports nothing of this module.
 export { decodeJson } from "./props";
-import { HELM_RELEASE, SERVICE, STATEFUL_SET } from "./types";
+import { HELM_RELEASE, LAUNCH_TEMPLATE, NODE_GROUP, SECURITY_GROUP, SERVICE, STATEFUL_SET } from "./types";
 
 /** A Kubernetes object (has apiVersion and kind), as opposed to a provider, Helm release or component. */
 export function isK8sObject(type: string, props: { apiVersion?: unknown; kind?: unknown }): boolean {
@@ -61,6 +62,55 @@ export function selects(selector: LabelSelector | undefined, labels: Readonly<Re
     if (e.operator === "NotIn" && has && (e.values ?? []).includes(val)) return false;
     if (e.operator === "Exists" && !has) return false;
     if (e.operator === "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+/**
+ * Does every object this selector selects carry `key=value`? True for matchLabels `key: value` and for an
+ * `In` expression whose values are all `value` (Kubernetes ANDs matchLabels with every expression, so
+ * any further term only narrows). A missing selector requires nothing (callers give it its meaning).
+ */
+export function selectorRequires(selector: LabelSelector | undefined, key: string, value: string): boolean {
+  if (!selector) return false;
+  if (selector.matchLabels?.[key] === value) return true;
+  return (selector.matchExpressions ?? []).some(
+    (e) => e.key === key && e.operator === "In" && (e.values ?? []).length > 0 && (e.values ?? []).every((v) => v === value),
+  );
+}
+
+/**
+ * Could this selector select some object whose labels include `fixed`? (Its other labels are free.)
+ * Kubernetes semantics: matchLabels and every expression must hold; In/NotIn/Exists/DoesNotExist. A
+ * missing selector selects nothing; an operator Kubernetes does not know is taken as matching.
+ */
+export function maySelect(selector: LabelSelector | undefined, fixed: Readonly<Record<string, string>>): boolean {
+  if (!selector) return false;
+  const pinned: Record<string, string> = { ...fixed };
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) {
+    if (Object.prototype.hasOwnProperty.call(pinned, k) && pinned[k] !== v) return false;
+    pinned[k] = v;
+  }
+  for (const e of selector.matchExpressions ?? []) {
+    const key = String(e.key);
+    const values = e.values ?? [];
+    const has = Object.prototype.hasOwnProperty.call(pinned, key);
+    if (e.operator === "In" && (has ? !values.includes(pinned[key]) : values.length === 0)) return false;
+    if (e.operator === "NotIn" && has && values.includes(pinned[key])) return false;
+    if (e.operator === "DoesNotExist" && has) return false;
+  }
+  // Free keys: several In expressions on one key must share a value, and none of them may be excluded.
+  const free = new Set((selector.matchExpressions ?? []).map((e) => String(e.key)).filter((k) => !Object.prototype.hasOwnProperty.call(pinned, k)));
+  for (const key of free) {
+    const on = (selector.matchExpressions ?? []).filter((e) => String(e.key) === key);
+    const ins = on.filter((e) => e.operator === "In").map((e) => e.values ?? []);
+    if (ins.length === 0) {
+      if (on.some((e) => e.operator === "Exists") && on.some((e) => e.operator === "DoesNotExist")) return false;
+      continue;
+    }
+    if (on.some((e) => e.operator === "DoesNotExist")) return false;
+    const excluded = new Set(on.filter((e) => e.operator === "NotIn").flatMap((e) => e.values ?? []));
+    if (!ins[0].some((v) => !excluded.has(v) && ins.every((vs) => vs.includes(v)))) return false;
   }
   return true;
 }
@@ -184,3 +234,84 @@ export const privilegedNamespacesSchema = {
       "Triton containers are checked everywhere.",
   },
 } as const;
+
+// ---- security groups: the nodes', and those the stack creates ------------------------------
+
+/** The security groups (ids as referenced) the launch templates of the stack's node groups attach: of GPU node groups, and of all. */
+export function nodeSecurityGroups(resources: readonly PolicyResource[]): { gpu: Set<string>; all: Set<string>; gpuGroupUrns: Set<string> } {
+  const gpu = new Set<string>();
+  const all = new Set<string>();
+  /** The SecurityGroup resources of the stack those GPU launch templates depend on (their ids may be unknown). */
+  const gpuGroupUrns = new Set<string>();
+  for (const ng of resources) {
+    const props = propsOf(ng, NODE_GROUP);
+    if (!props) continue;
+    const isGpu = isGpuAmiType(props.amiType) || props.labels?.[NODE_LABEL_ROLE] === NODE_ROLE_GPU;
+    for (const lt of ng.dependencies.filter((d) => d.type === LAUNCH_TEMPLATE)) {
+      for (const sg of (lt.props as { vpcSecurityGroupIds?: unknown[] }).vpcSecurityGroupIds ?? []) {
+        all.add(String(sg));
+        if (isGpu) gpu.add(String(sg));
+      }
+      if (isGpu) for (const d of lt.dependencies) if (d.type === SECURITY_GROUP) gpuGroupUrns.add(d.urn);
+    }
+  }
+  return { gpu, all, gpuGroupUrns };
+}
+
+/** Every security-group id a resource's inputs name (rule targets and sources, attached groups), without duplicates. */
+function groupIdsNamed(r: PolicyResource): string[] {
+  const p = r.props;
+  const ids: unknown[] = [p.securityGroupId, p.referencedSecurityGroupId, p.sourceSecurityGroupId];
+  for (const list of [p.vpcSecurityGroupIds, p.securityGroups, p.securityGroupIds]) if (Array.isArray(list)) ids.push(...list);
+  for (const dir of [p.ingress, p.egress]) if (Array.isArray(dir)) for (const x of dir) if (Array.isArray(x?.securityGroups)) ids.push(...x.securityGroups);
+  return [...new Set(ids.filter((x): x is string => typeof x === "string" && x !== ""))];
+}
+
+const ownedGroupsOf = new WeakMap<readonly PolicyResource[], Set<string>>();
+
+/**
+ * Ids of the security groups the stack creates (SecurityGroup resources of the same plan), as other resources reference them.
+ * The engine's stack analysis passes outputs, which carry each group's `id`; where they do not (the offline plan records
+ * inputs), ids are bound through dependencies: referencing a group the stack creates makes a resource depend on it, so a
+ * resource that names ids while depending on no other group names foreign ones, and one that names a single unbound id
+ * beside a single unbound SecurityGroup dependency names that group (repeated until nothing changes). Ids left undecided
+ * count as foreign: the rules that ask refuse what they cannot prove is the stack's.
+ */
+export function ownedSecurityGroupIds(resources: readonly PolicyResource[]): Set<string> {
+  const cached = ownedGroupsOf.get(resources);
+  if (cached) return cached;
+  const idOf = new Map<string, string>(); // group urn -> id
+  const owned = new Map<string, string>(); // id -> group urn
+  const foreign = new Set<string>();
+  for (const r of resources) {
+    const id = (r.props as { id?: unknown }).id;
+    if (r.type === SECURITY_GROUP && typeof id === "string" && id !== "") {
+      idOf.set(r.urn, id);
+      owned.set(id, r.urn);
+    }
+  }
+  const uses = resources.flatMap((r) => {
+    const ids = groupIdsNamed(r);
+    if (ids.length === 0) return [];
+    return [{ ids, deps: [...new Set(r.dependencies.filter((d) => d.type === SECURITY_GROUP && d.urn !== r.urn).map((d) => d.urn))] }];
+  });
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const u of uses) {
+      const open = u.ids.filter((i) => !owned.has(i) && !foreign.has(i));
+      if (open.length === 0) continue;
+      const free = u.deps.filter((d) => !idOf.has(d));
+      if (free.length === 0) {
+        for (const i of open) foreign.add(i);
+        changed = true;
+      } else if (open.length === 1 && free.length === 1) {
+        idOf.set(free[0], open[0]);
+        owned.set(open[0], free[0]);
+        changed = true;
+      }
+    }
+  }
+  const out = new Set(owned.keys());
+  ownedGroupsOf.set(resources, out);
+  return out;
+}
