@@ -49,14 +49,14 @@ describe("GPU node group", () => {
         for (const z of zones) assert.match(z, /^[a-z]{2}-[a-z]+-\d[a-z]$/);
       });
 
-      it("launches from its own template: IMDSv2, hop limit 2, encrypted data volume, both security groups", async () => {
+      it("launches from its own template: IMDSv2, hop limit 1, encrypted data volume, both security groups", async () => {
         const p = await plan(stack);
         const ng = one(p.resources, NG);
         const lt = one(p.resources, LT);
         const sg = one(p.resources, "aws:ec2/securityGroup:SecurityGroup", "gpu-nodes");
         assert.equal(ng.props.launchTemplate.id, `${lt.name}-id`);
         assert.equal(ng.props.launchTemplate.version, "1");
-        assert.deepEqual(lt.props.metadataOptions, { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 2 });
+        assert.deepEqual(lt.props.metadataOptions, { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 });
         assert.deepEqual(lt.props.blockDeviceMappings, [
           { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: want.volume, encrypted: "true", deleteOnTermination: "true" } },
         ]);
@@ -109,7 +109,9 @@ describe("GPU node group", () => {
       assert.equal(r.amiType, "AL2023_x86_64_NVIDIA");
       assert.equal(r.rootVolumeGiB, 200);
       assert.equal(r.maxUnavailable, 1);
-      assert.equal(r.imdsHopLimit, 2);
+      assert.equal(r.imdsHopLimit, 1);
+      // 2 stays open to a direct caller with a stated need (a pod that reads instance metadata itself).
+      assert.equal(resolveGpuNodeGroupArgs({ ...args, imdsHopLimit: 2 }).imdsHopLimit, 2);
     });
     it("Bottlerocket: sizes the data volume (/dev/xvdb), keeps the OS volume encrypted, and sends TOML", () => {
       const lt = gpuLaunchTemplateArgs(resolveGpuNodeGroupArgs({ ...args, amiType: "BOTTLEROCKET_x86_64_NVIDIA", rootVolumeGiB: 250 }), ["sg-a"]);
@@ -138,7 +140,11 @@ describe("GPU node group", () => {
         { key: "scaling.min", rule: "must be <= desired (1)", value: { shown: "2" } },
       ]);
       assert.deepEqual(problemsOf({ ...args, imdsHopLimit: 3 }), [
-        { key: "imdsHopLimit", rule: "must be 1 or 2 (a higher limit lets containers reach the node role)", value: { shown: "3" } },
+        {
+          key: "imdsHopLimit",
+          rule: "must be 1 or 2 (2 already lets every pod on the pod network reach the node role; a higher limit adds nothing)",
+          value: { shown: "3" },
+        },
       ]);
     });
     it("reports every problem at once, with the stack config's rules (one schema)", () => {

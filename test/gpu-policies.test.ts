@@ -64,14 +64,22 @@ describe("gpu-nodes policy rules", () => {
     assert.deepEqual(v, []);
   });
 
-  it("launch-template-imdsv2 fires on optional tokens and on a hop limit above 2", async () => {
+  it("launch-template-imdsv2 fires on optional tokens and on a hop limit above 1 (2 lets every pod reach the node role)", async () => {
     const v = await violations(
       "launch-template-imdsv2",
       await prodWith(LT, (p) => (p.metadataOptions = { httpEndpoint: "enabled", httpTokens: "optional", httpPutResponseHopLimit: 3 })),
     );
     assert.equal(v.length, 2);
     assert.match(v[0], /LaunchTemplate gpu: metadataOptions\.httpTokens must be "required", got "optional"/);
-    assert.match(v[1], /httpPutResponseHopLimit must be <= 2, got 3/);
+    assert.match(v[1], /httpPutResponseHopLimit must be <= 1, got 3/);
+    const two = await prodWith(LT, (p) => (p.metadataOptions = { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 2 }));
+    assert.deepEqual(await violations("launch-template-imdsv2", two), ["LaunchTemplate gpu: metadataOptions.httpPutResponseHopLimit must be <= 1, got 2"]);
+    const unset = await prodWith(LT, (p) => delete p.metadataOptions.httpPutResponseHopLimit);
+    assert.match((await violations("launch-template-imdsv2", unset))[0], /httpPutResponseHopLimit must be <= 1, got nothing/);
+    // Variants that pass: the stack's own hop limit 1, IMDS off, and 2 where a levels file states the need (maxHopLimit: 2).
+    assert.deepEqual(await violations("launch-template-imdsv2", await prodWith(LT, () => undefined)), []);
+    assert.deepEqual(await violations("launch-template-imdsv2", await prodWith(LT, (p) => (p.metadataOptions = { httpEndpoint: "disabled" }))), []);
+    assert.deepEqual(await violations("launch-template-imdsv2", two, { "launch-template-imdsv2": { maxHopLimit: 2 } }), []);
   });
 
   it("launch-template-encrypted-volumes fires on an unencrypted volume and on no mappings", async () => {

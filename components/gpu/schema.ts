@@ -74,13 +74,17 @@ const nodeGroupEntries = {
   ),
 };
 
-const HOP_LIMIT_RULE = "must be 1 or 2 (a higher limit lets containers reach the node role)";
+const HOP_LIMIT_RULE = "must be 1 or 2 (2 already lets every pod on the pod network reach the node role; a higher limit adds nothing)";
 
 /** Keys only a direct caller of GpuNodeGroup sets (the stack file has no such key). */
 const nodeGroupArgsEntries = {
   imdsHopLimit: doc(
-    v.optional(v.pipe(v.number(HOP_LIMIT_RULE), v.integer(HOP_LIMIT_RULE), v.minValue(1, HOP_LIMIT_RULE), v.maxValue(2, HOP_LIMIT_RULE)), 2),
-    "IMDSv2 PUT response hop limit of the launch template: 2 lets pods on the node network reach IMDSv2 through one extra hop.",
+    v.optional(v.pipe(v.number(HOP_LIMIT_RULE), v.integer(HOP_LIMIT_RULE), v.minValue(1, HOP_LIMIT_RULE), v.maxValue(2, HOP_LIMIT_RULE)), 1),
+    "IMDSv2 PUT response hop limit of the launch template. 1: only the node's own processes and hostNetwork pods (VPC CNI, " +
+      "kube-proxy, the EKS Pod Identity agent) get an IMDSv2 token; a pod on the pod network is one hop further (its veth) and " +
+      "gets none, so it cannot read the node role's credentials (EKS security best practices: IMDSv2 with hop limit 1 when pods " +
+      "use IRSA, as every pod of this stack does; the EBS CSI node plugin falls back to the Kubernetes API for its metadata). " +
+      "2: every pod on the node reaches IMDS and the node role; only for a stated need of a pod that reads instance metadata itself.",
   ),
   gpusPerNode: doc(
     v.optional(integer({ min: 1 })),

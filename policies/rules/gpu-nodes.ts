@@ -84,8 +84,10 @@ const imdsSettings = {
   maxHopLimit: {
     type: "integer",
     minimum: 1,
-    default: 2,
-    description: "Highest IMDSv2 response hop limit (2 lets pods " + "behind one network hop reach it).",
+    // 1: a pod on the pod network is one hop (its veth) from the node, so with 2 every pod gets an IMDSv2 token and the
+    // node role's credentials; EKS's security best practices set 1 when pods use IRSA (hostNetwork agents keep IMDS).
+    default: 1,
+    description: "Highest IMDSv2 response hop limit (1 keeps IMDS to the node and hostNetwork pods; 2 lets every pod on the pod network reach it).",
   },
 } as const;
 
