@@ -123,7 +123,7 @@ let queue: Promise<void> = Promise.resolve();
  * The request's options for resources.json: an alias's parentUrn left out where it is the
  * resource's own parent (the SDK states it on every spec; "unset" means the same), duplicates dropped.
  */
-function optionsEntry(req: any, parent: string | null): { options?: RecordedOptions } {
+export function optionsEntry(req: any, parent: string | null): { options?: RecordedOptions } {
   const options = requestOptions(req);
   if (!options) return {};
   if (options.aliases) {
