@@ -1,8 +1,11 @@
 // npm run bench: what the offline plan of prod costs beside its floor.
 //   plan  = `node -r ./tools/register.cjs tools/plan.ts --stack prod` (what `npm run plan -- --stack prod`
 //           runs, without npm's own start-up, which is the same for any script);
-//   floor = a node process that only loads the same Pulumi SDK module files the plan loaded.
-// Prints the median wall time of each over several runs and their ratio.
+//   floor = a node process that only loads the same Pulumi SDK module files the plan loaded;
+//   up    = the same program run through `pulumi up`'s entry point (@pulumi/pulumi/cmd/run, spawned
+//           as the language host spawns it, Pulumi.yaml's runtime options) against the tests' fake
+//           engine (tools/bench/entry-point.ts; its time is cmd/run's, spawn to exit).
+// Prints the median wall and CPU time of each over several runs and the ratios.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -22,9 +25,12 @@ if (!Number.isInteger(RUNS) || RUNS < 1) {
 interface Probe {
   modules: string[];
   maxRssKiB: number;
+  /** CPU time (user + system) of the measured process: on a shared VM steadier than its wall time. */
+  cpuMs: number;
 }
 
-function timed(args: string[]): { ms: number; probe?: Probe } {
+/** `selfTimed`: the command prints `{ms, probe}` of what it measured (tools/bench/entry-point.ts). */
+function timed(args: string[], selfTimed = false): { ms: number; probe?: Probe } {
   const probeFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-")), "probe.json");
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ["--require", PROBE, ...args], {
@@ -35,6 +41,7 @@ function timed(args: string[]): { ms: number; probe?: Probe } {
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  if (selfTimed) return JSON.parse(r.stdout) as { ms: number; probe?: Probe };
   const probe = fs.existsSync(probeFile) ? (JSON.parse(fs.readFileSync(probeFile, "utf8")) as Probe) : undefined;
   return { ms, probe };
 }
@@ -46,6 +53,8 @@ export function median(xs: number[]): number {
 
 export interface Measured {
   median: number;
+  /** Median CPU time, when the probe reported it. */
+  cpu?: number;
   probe?: Probe;
 }
 
@@ -54,23 +63,32 @@ export interface Measured {
  * command sees the same machine: on a shared VM the noise drifts over seconds, and
  * measuring one command's runs after the other's skews their ratio.
  */
-export function measureInterleaved(cases: { label: string; args: string[] }[], runs = RUNS): Measured[] {
-  for (const c of cases) timed(c.args); // warm-up: file-system cache and the transpile cache
+export function measureInterleaved(cases: { label: string; args: string[]; selfTimed?: boolean }[], runs = RUNS): Measured[] {
+  for (const c of cases) timed(c.args, c.selfTimed); // warm-up: file-system cache and the transpile cache
   const times = cases.map(() => [] as number[]);
+  const cpus = cases.map(() => [] as number[]);
   const probes: (Probe | undefined)[] = cases.map(() => undefined);
   for (let i = 0; i < runs; i++) {
     cases.forEach((c, j) => {
-      const r = timed(c.args);
+      const r = timed(c.args, c.selfTimed);
       times[j].push(r.ms);
+      if (r.probe?.cpuMs !== undefined) cpus[j].push(r.probe.cpuMs);
       probes[j] = r.probe;
     });
   }
   return cases.map((c, j) => {
     const m = median(times[j]);
+    const cpu = cpus[j].length === times[j].length ? median(cpus[j]) : undefined;
     const mem = probes[j] ? `, peak ${(probes[j].maxRssKiB / 1024).toFixed(0)} MiB` : "";
-    console.log(`${c.label.padEnd(10)} median ${m.toFixed(0).padStart(6)} ms${mem}  (runs: ${times[j].map((x) => x.toFixed(0)).join(", ")})`);
-    return { median: m, probe: probes[j] };
+    const cpuText = cpu === undefined ? "" : `, CPU ${cpu.toFixed(0)} ms`;
+    console.log(`${c.label.padEnd(10)} median ${m.toFixed(0).padStart(6)} ms${cpuText}${mem}  (runs: ${times[j].map((x) => x.toFixed(0)).join(", ")})`);
+    return { median: m, cpu, probe: probes[j] };
   });
+}
+
+/** The command that runs a stack through `pulumi up`'s entry point against the fake engine (update mode). */
+export function entryPointArgs(stack: string, extra: string[] = []): string[] {
+  return ["--require", path.join(ROOT, "tools", "register.cjs"), path.join(__dirname, "bench", "entry-point.ts"), "--stack", stack, ...extra];
 }
 
 /** The command that plans a stack of a project folder (what `npm run plan -- --stack S` runs). */
@@ -113,12 +131,15 @@ function main(): void {
   if (modules.length === 0) throw new Error("the probe saw no Pulumi SDK modules in the plan process");
   const listFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bench-")), "modules.json");
   fs.writeFileSync(listFile, JSON.stringify(modules));
-  const [plan, floor] = measureInterleaved([
+  const [plan, floor, up] = measureInterleaved([
     { label: "plan", args: planArgs(ROOT, "prod") },
     { label: "floor", args: ["-e", `for (const m of require(${JSON.stringify(listFile)})) require(m);`] },
+    { label: "up", args: entryPointArgs("prod"), selfTimed: true },
   ]);
   console.log(`floor loads the ${modules.length} Pulumi SDK module files the plan loaded`);
   console.log(`ratio      ${(plan.median / floor.median).toFixed(2)} (plan / floor; target <= 1.5)`);
+  const cpuRatio = up.cpu !== undefined && plan.cpu !== undefined ? `, CPU ${(up.cpu / plan.cpu).toFixed(2)}` : "";
+  console.log(`up ratio   ${(up.median / plan.median).toFixed(2)}${cpuRatio} (cmd/run through the fake engine / plan; target <= 1.5)`);
 }
 
 if (require.main === module) {

@@ -44,3 +44,31 @@ require.extensions[".ts"] = function loadTs(module, filename) {
   if (filename.includes(`${path.sep}node_modules${path.sep}`)) throw new Error(`refusing to transpile ${filename} from node_modules`);
   module._compile(transpile(fs.readFileSync(filename, "utf8"), filename), filename);
 };
+
+// Under Pulumi's language host (`pulumi up`/`preview` run `node --require ./tools/register.cjs
+// .../@pulumi/pulumi/cmd/run/index.js`, see Pulumi.yaml): the SDK records a stack trace on every
+// promise it makes (runtime/debuggable.js debuggablePromise, `new Error().stack`, for its leak
+// report), and cmd/run's source-map-support maps every frame of each: about a fifth of the
+// program's CPU time, measured through the fake engine (test/support/fake-engine.ts). Those
+// stacks are left empty, as the plan leaves them (record.ts); the program's own errors and the
+// resources' source positions keep their stacks. PULUMI_DEBUG_PROMISE_LEAKS=true (the SDK's
+// switch for printing those stacks) keeps them too.
+if (/[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]run([\\/]index\.js)?$/.test(process.argv[1] ?? "") && !process.env.PULUMI_DEBUG_PROMISE_LEAKS) {
+  const loadJs = require.extensions[".js"];
+  require.extensions[".js"] = function loadJsAndPatch(module, filename) {
+    loadJs(module, filename);
+    if (!filename.endsWith(`${path.sep}runtime${path.sep}debuggable.js`) || !filename.includes(`${path.sep}@pulumi${path.sep}pulumi${path.sep}`)) return;
+    const original = module.exports.debuggablePromise;
+    // Every caller reads it off the module's exports (`debuggable_1.debuggablePromise(...)`), so replacing the export suffices.
+    if (typeof original !== "function") return;
+    module.exports.debuggablePromise = function debuggablePromise(p, ctx) {
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        return original.call(this, p, ctx);
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+    };
+  };
+}

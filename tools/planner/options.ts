@@ -2,6 +2,7 @@
 // `pulumi up` honours: protect, ignoreChanges, deleteBeforeReplace, replaceOnChanges,
 // aliases, retainOnDelete), read from the RegisterResourceRequest the SDK sends the (mock)
 // monitor. No Pulumi SDK import: `npm run policy` and the diff use it without the runtime.
+import { createUrn, ROOT_STACK_TYPE, urnProject, urnQualifiedType, urnStack } from "./urn";
 
 /**
  * An alias as the engine receives it (RegisterResourceRequest.aliases): an old URN, or a spec
@@ -63,12 +64,14 @@ export interface AliasedResource {
   readonly parent: string | null;
 }
 
-/** The URN an alias names for resource `r` (the mock monitor's URN scheme: the parent's own type qualifies the type). */
+/**
+ * The URN an alias names for resource `r`, as the engine collapses an alias spec
+ * (pkg/resource/deploy/step_generator.go collapseAliasToUrn at v3.248.0, see urn.ts): unset
+ * fields are the resource's own; a parent that is the root Stack, or `noParent`, means none.
+ */
 export function aliasUrn(r: AliasedResource, alias: RecordedAlias): string {
   if ("urn" in alias) return alias.urn;
-  const [, stack, project] = /^urn:pulumi:([^:]*)::([^:]*)::/.exec(r.urn) ?? [];
   const parent = alias.noParent ? null : (alias.parentUrn ?? r.parent);
-  const type = alias.type ?? r.type;
-  const qualified = parent ? `${parent.split("::")[2].split("$").pop()}$${type}` : type;
-  return `urn:pulumi:${alias.stack ?? stack}::${alias.project ?? project}::${qualified}::${alias.name ?? r.name}`;
+  const underStack = parent !== null && urnQualifiedType(parent) === ROOT_STACK_TYPE;
+  return createUrn(alias.name ?? r.name, alias.type ?? r.type, underStack ? null : parent, alias.project ?? urnProject(r.urn), alias.stack ?? urnStack(r.urn));
 }

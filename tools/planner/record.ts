@@ -9,7 +9,8 @@ import { requestOptions, type RecordedOptions } from "./options";
 
 export type { RecordedAlias, RecordedOptions } from "./options";
 import type { Project } from "./project";
-import { deserializeProperties, freshRuntimeStore, getMonitor, runInPulumiStack, specialSecretSig, specialSigKey, waitForRPCs } from "./sdk";
+import { deserializeProperties, freshRuntimeStore, getMonitor, runInPulumiStack, setMockUrns, specialSecretSig, specialSigKey, waitForRPCs } from "./sdk";
+import { engineUrn } from "./urn";
 import type { StackConfig } from "./stackfile";
 
 export interface RecordedResource {
@@ -122,7 +123,7 @@ let queue: Promise<void> = Promise.resolve();
  * The request's options for resources.json: an alias's parentUrn left out where it is the
  * resource's own parent (the SDK states it on every spec; "unset" means the same), duplicates dropped.
  */
-function optionsEntry(req: any, parent: string | null): { options?: RecordedOptions } {
+export function optionsEntry(req: any, parent: string | null): { options?: RecordedOptions } {
   const options = requestOptions(req);
   if (!options) return {};
   if (options.aliases) {
@@ -173,6 +174,9 @@ function recordInStore(project: Project, projectName: string, stackFile: StackCo
     // Listen on the mock monitor's registrations to see what MockResourceArgs omits
     // (parent, dependencies); the mock itself still answers.
     const monitor = getMonitor();
+    // URNs as the engine forms them (urn.ts), so resources.json, aliases and diffs name what
+    // `pulumi up` writes to state, and the program sees those URNs as its resources' urn outputs.
+    setMockUrns(monitor, (parent, type, name) => engineUrn(stackFile.stack, projectName, parent, type, name));
     const register = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req: any, callback: (err: any, resp: any) => void) => {
       const secrets: Record<string, string> = {};

@@ -10,6 +10,9 @@
 //   answered by the (mock) monitor before the recording is read.
 // - runtime/settings getMonitor: wrap the mock monitor's registerResource to see what
 //   MockResourceArgs omits (parent, provider, dependencies), as the engine receives them.
+// - runtime/mocks MockMonitor.newUrn: the mock monitor's URN scheme, replaced by the engine's
+//   (urn.ts) so that every URN the program and the plan see is the one `pulumi up` writes
+//   (record.ts; the mock qualifies a child by its parent's last type and keeps the root Stack's).
 // - runtime/stack runInPulumiStack: run the program as the body of the root Stack resource,
 //   as the CLI's language host does, and get its exports (the stack outputs).
 // - runtime/rpc deserializeProperties, specialSigKey, specialSecretSig: read a registration's
@@ -41,6 +44,16 @@ export function waitForRPCs(): Promise<void> {
 /** The resource monitor the SDK talks to (the mock monitor after runtime.setMocks). */
 export function getMonitor(): any {
   return sdkGetMonitor();
+}
+
+/**
+ * Make the mock monitor answer registrations with `urnOf(parent, type, name)` instead of its own
+ * URN scheme: MockMonitor.registerResource and readResource call `this.newUrn` for the URN they
+ * return and keep their table under (runtime/mocks.js at 3.248.0).
+ */
+export function setMockUrns(monitor: any, urnOf: (parent: string, type: string, name: string) => string): void {
+  if (typeof monitor?.newUrn !== "function") throw new Error("@pulumi/pulumi's mock monitor has no newUrn: the SDK changed, see tools/planner/sdk.ts");
+  monitor.newUrn = urnOf;
 }
 
 /** Run the program as the body of the root Stack resource; resolves to its exports. */

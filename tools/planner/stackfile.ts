@@ -104,13 +104,39 @@ export function stackConfigOf(projectName: string, stack: string, values: Record
     // As the CLI does, a key without a namespace belongs to the project.
     const key = key0.includes(":") ? key0 : `${projectName}:${key0}`;
     const { value, secret } = unsecure(v0);
-    config[key] = typeof value === "string" ? value : JSON.stringify(value);
+    config[key] = typeof value === "string" ? value : goJson(value);
     if (secret) {
       secretKeys.push(key);
       secureFingerprints[key] = fingerprint(v0);
     }
   }
   return { stack, config, secretKeys, secureFingerprints, values };
+}
+
+/**
+ * A structured config value as the CLI hands it to the program: Go's encoding/json Marshal of
+ * the decrypted value (sdk/go/common/resource/config/plaintext.go marshalText at v3.248.0), so
+ * object keys sorted (encoding/json sorts map keys by their bytes) and `<`, `>`, `&`, U+2028,
+ * U+2029 escaped as \u003c etc. (json.Marshal's HTML escaping). Numbers and the other escapes
+ * read the same as JSON.stringify's once parsed.
+ */
+export function goJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => goJson(x ?? null)).join(",")}]`;
+  if (v !== null && typeof v === "object" && !(v instanceof Date)) {
+    // As JSON.stringify: a key whose value is undefined (a fixture's "remove this") is left out.
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return `{${keys.map((k) => `${goString(k)}:${goJson(o[k])}`).join(",")}}`;
+  }
+  return typeof v === "string" ? goString(v) : JSON.stringify(v);
+}
+
+const GO_HTML_ESCAPES: Record<string, string> = { "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029" };
+
+function goString(s: string): string {
+  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => GO_HTML_ESCAPES[c]);
 }
 
 export function readProjectName(root: string): string {
