@@ -83,8 +83,35 @@ export function tempProject(stacks: Record<string, string>): string {
   return dir;
 }
 
-/** Run `tools/<tool>.ts` of a project folder the way `npm run <tool>` does. */
-export function runTool(root: string, tool: "plan" | "policy", args: string[]): { status: number | null; stdout: string; stderr: string } {
+export interface ToolRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npm run <tool> -- <args>` on a project folder, in this process: the command's `main`
+ * (tools/<tool>.ts) with `root` as the project and the working directory, its output
+ * captured, its exit code as the process would have it (runMain maps errors to 2 and 3).
+ * What only a real process shows (the exit status, a closed pipe) is `spawnTool`'s.
+ */
+export async function runTool(root: string, tool: "plan" | "policy", args: string[]): Promise<ToolRun> {
+  let stdout = "";
+  let stderr = "";
+  const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, cwd: root, root };
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use: a test file that runs no command does not pay for the planner's CLI */
+  const { main } = (tool === "plan" ? require("../tools/plan") : require("../tools/policy")) as typeof import("../tools/plan");
+  const { runMain } = require("../tools/planner/cli") as typeof import("../tools/planner/cli");
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const status = await runMain(main, args, io);
+  return { status, stdout, stderr };
+}
+
+/**
+ * Run `tools/<tool>.ts` of a project folder as its own process, the way `npm run <tool>` does:
+ * for the end-to-end runs (one per command-line behaviour) that only a process shows.
+ */
+export function spawnTool(root: string, tool: "plan" | "policy", args: string[]): ToolRun {
   const r = spawnSync(process.execPath, ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", `${tool}.ts`), ...args], {
     cwd: root,
     encoding: "utf8",

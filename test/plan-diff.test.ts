@@ -189,16 +189,16 @@ describe("plan diff against a base revision", function () {
     assert.ok(p.lines.includes("    - name: bert"), "context lines around the change");
   });
 
-  it("command line: --base with a ref that does not exist exits 2 with a clear message", () => {
-    const r = runTool(dir, "plan", ["--stack", STACK, "--base", "no-such-branch"]);
+  it("command line: --base with a ref that does not exist exits 2 with a clear message", async () => {
+    const r = await runTool(dir, "plan", ["--stack", STACK, "--base", "no-such-branch"]);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /--base no-such-branch: no such commit/);
   });
 
-  it("command line: --base HEAD --format markdown prints the comment body for a change", () => {
+  it("command line: --base HEAD --format markdown prints the comment body for a change", async () => {
     edit(`Pulumi.${STACK}.yaml`, "team: ml-platform", "team: ml-inference");
     const out = path.join(dir, "out-md");
-    const r = runTool(dir, "plan", ["--stack", STACK, "--out", out, "--base", "HEAD", "--format", "markdown"]);
+    const r = await runTool(dir, "plan", ["--stack", STACK, "--out", out, "--base", "HEAD", "--format", "markdown"]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^<!-- triton-platform offline plan -->\n## Offline plan against `HEAD`/);
     assert.match(r.stdout, /### `dev`: 0 to create, 2 to update, 0 to replace, 0 to delete; /);

@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fixtureYaml, git, recorded, runTool, tempProject } from "./helpers";
+import { fixtureYaml, git, recorded, runTool, spawnTool, tempProject } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
 import {
   diffConfig,
@@ -419,16 +419,18 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     git(dir, "commit", "-q", "-m", "base: prod mirrors 30 % (over its maximum of 25)");
   });
 
-  function planJson(args: string[]): { status: number | null; doc: any; stdout: string; stderr: string } {
+  /** The plan command in this process, or as its own process with `spawned` (the end-to-end run of --base). */
+  async function planJson(args: string[], spawned = false): Promise<{ status: number | null; doc: any; stdout: string; stderr: string }> {
     const out = path.join(dir, "out-review.json");
     fs.rmSync(out, { force: true });
-    const r = runTool(dir, "plan", [...args, "--out", path.join(dir, "out"), "--output", out]);
+    const argv = [...args, "--out", path.join(dir, "out"), "--output", out];
+    const r = spawned ? spawnTool(dir, "plan", argv) : await runTool(dir, "plan", argv);
     return { ...r, doc: fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, "utf8")) : undefined };
   }
 
-  it("marks a violation fixed when the change removes it, and the config key old → new", () => {
+  it("marks a violation fixed when the change removes it, and the config key old → new", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(10));
-    const r = planJson(["--stack", "prod", "--base", "HEAD"]);
+    const r = await planJson(["--stack", "prod", "--base", "HEAD"]);
     assert.equal(r.status, 0, r.stderr);
     const diff = r.doc.stacks[0].diff;
     assert.deepEqual(
@@ -447,16 +449,16 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     assert.match(r.stdout, new RegExp(`policies: 0 new, [1-9]\\d* fixed, ${diff.policy.unchanged.length} already on the base`));
   });
 
-  it("marks a violation already on the base when the change keeps it, and new when it adds one", () => {
+  it("marks a violation already on the base when the change keeps it, and new when it adds one", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(40));
-    const kept = planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
+    const kept = await planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
     assert.equal(kept.status, 1, kept.stderr);
     assert.ok(kept.doc.stacks[0].diff.policy.unchanged.some((v: any) => v.policy === "gateway-mirror-percent-within-max"));
     assert.deepEqual(kept.doc.stacks[0].diff.policy.new, []);
     assert.match(kept.stdout, /already on the base: \*\*mandatory\*\* `gateway-mirror-percent-within-max`/);
     // Two zones where the levels ask for three: a new violation.
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(30, ["us-east-1a", "us-east-1b"]));
-    const added = planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
+    const added = await planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
     assert.ok(
       added.doc.stacks[0].diff.policy.new.some((v: any) => v.policy === "gpu-nodes-span-zones"),
       JSON.stringify(added.doc.stacks[0].diff.policy),
@@ -464,9 +466,10 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     assert.match(added.stdout, /🆕 new \*\*mandatory\*\* `gpu-nodes-span-zones`/);
   });
 
-  it("keeps planning the other stacks after one has a configuration error, and says so", () => {
+  it("keeps planning the other stacks after one has a configuration error, and says so", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(10, ["us-east-1a", "eu-nowhere"]));
-    const r = planJson(["--base", "HEAD", "--format", "markdown"]);
+    // End to end: a real process with --base, its exit status and stderr.
+    const r = await planJson(["--base", "HEAD", "--format", "markdown"], true);
     assert.equal(r.status, 2, r.stderr);
     const byStack = Object.fromEntries(r.doc.stacks.map((s: any) => [s.stack, s]));
     assert.match(byStack.prod.error, /cluster\.zones\[1\]/);
