@@ -153,6 +153,8 @@ describe("plan machine output: a closed pipe", function () {
       const r = spawnSync("bash", ["-c", `${cmd} | true; echo "status=\${PIPESTATUS[0]}" >&2`], { cwd: dir, encoding: "utf8", timeout: 60_000 });
       assert.doesNotMatch(r.stderr, /EPIPE|Error|at /, r.stderr);
       assert.match(r.stderr, /status=0\n?$/);
+      // The end-to-end run of --stack and --out (and --json): that one stack was planned, where --out says.
+      if (tool === "plan") assert.ok(fs.existsSync(path.join(dir, "out", "dev", "resources.json")), "the plan was written to --out");
     });
   }
 });
@@ -226,7 +228,7 @@ describe("plan report: sections first, counts by type behind --verbose", functio
     REPORT_SECTIONS.push(builder);
     let report: StackReport;
     try {
-      report = (await planFixture(fixtureStack("dev"))).report;
+      report = (await planFixture(fixtureStack("dev"), { shared: false })).report; // its own plan: the section is registered for it only
     } finally {
       REPORT_SECTIONS.splice(REPORT_SECTIONS.indexOf(builder), 1);
     }

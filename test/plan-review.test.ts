@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fixtureYaml, git, recorded, runTool, spawnTool, tempProject } from "./helpers";
+import { fixtureYaml, git, recorded, runTool, tempProject } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
 import {
   diffConfig,
@@ -419,12 +419,11 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     git(dir, "commit", "-q", "-m", "base: prod mirrors 30 % (over its maximum of 25)");
   });
 
-  /** The plan command in this process, or as its own process with `spawned` (the end-to-end run of --base). */
-  async function planJson(args: string[], spawned = false): Promise<{ status: number | null; doc: any; stdout: string; stderr: string }> {
+  async function planJson(args: string[]): Promise<{ status: number | null; doc: any; stdout: string; stderr: string }> {
     const out = path.join(dir, "out-review.json");
     fs.rmSync(out, { force: true });
     const argv = [...args, "--out", path.join(dir, "out"), "--output", out];
-    const r = spawned ? spawnTool(dir, "plan", argv) : await runTool(dir, "plan", argv);
+    const r = await runTool(dir, "plan", argv);
     return { ...r, doc: fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, "utf8")) : undefined };
   }
 
@@ -468,8 +467,7 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
 
   it("keeps planning the other stacks after one has a configuration error, and says so", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(10, ["us-east-1a", "eu-nowhere"]));
-    // End to end: a real process with --base, its exit status and stderr.
-    const r = await planJson(["--base", "HEAD", "--format", "markdown"], true);
+    const r = await planJson(["--base", "HEAD", "--format", "markdown"]);
     assert.equal(r.status, 2, r.stderr);
     const byStack = Object.fromEntries(r.doc.stacks.map((s: any) => [s.stack, s]));
     assert.match(byStack.prod.error, /cluster\.zones\[1\]/);

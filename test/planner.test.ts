@@ -142,11 +142,11 @@ describe("offline planner", () => {
       assert.equal(r.stderr, "");
     });
 
-    it("plans one stack with --stack and --out, and prints JSON with --json", () => {
+    // --stack, --out and --json end to end: the closed-pipe run of test/plan-machine-output.test.ts.
+    it("plans one stack with --stack and --out, and prints JSON with --json", async () => {
       const dir = tempProject({ dev: fixtureYaml("dev"), prod: fixtureYaml("prod") });
       const out = path.join(dir, "elsewhere");
-      // End to end: a real process, its exit status and its stdout.
-      const r = spawnTool(dir, "plan", ["--stack", "prod", "--out", out, "--json"]);
+      const r = await runTool(dir, "plan", ["--stack", "prod", "--out", out, "--json"]);
       assert.equal(r.status, 0, r.stderr);
       const report = JSON.parse(r.stdout);
       assert.deepEqual(
