@@ -195,7 +195,7 @@ describe("plan diff against a base revision", function () {
     assert.match(r.stderr, /--base no-such-branch: no such commit/);
   });
 
-  it("command line: --base HEAD --format markdown prints the comment body for a change", async () => {
+  it("command line: --base HEAD --format markdown prints the comment body for a change", () => {
     edit(`Pulumi.${STACK}.yaml`, "team: ml-platform", "team: ml-inference");
     const out = path.join(dir, "out-md");
     // End to end: --base and --format markdown in a real process (its exit status, git run from it).
