@@ -39,6 +39,20 @@ export function amtoolCheckConfig(file: string): { status: number | null; output
  * `amtool config routes test --config.file=<file> <label>=<value>...` (it prints them comma-separated).
  */
 export function amtoolRoute(file: string, labels: Readonly<Record<string, string>>): string[] {
+  // amtool's answer is a function of the configuration's text and the labels: asked once per
+  // test process (tests that route the same alerts through the same configuration share it).
+  const key = `${fs.readFileSync(file, "utf8")}\0${JSON.stringify(Object.entries(labels))}`;
+  let receivers = routes.get(key);
+  if (!receivers) {
+    receivers = amtoolRouteUncached(file, labels);
+    routes.set(key, receivers);
+  }
+  return [...receivers];
+}
+
+const routes = new Map<string, readonly string[]>();
+
+function amtoolRouteUncached(file: string, labels: Readonly<Record<string, string>>): string[] {
   const args = ["config", "routes", "test", `--config.file=${file}`, ...Object.entries(labels).map(([k, v]) => `${k}=${v}`)];
   const r = spawnSync("amtool", args, { encoding: "utf8", timeout: 60_000 });
   if (r.status !== 0) throw new Error(`amtool ${args.join(" ")} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);

@@ -132,10 +132,10 @@ describe("capacity plan: rejections name the key and the numbers", () => {
     ]);
   });
 
-  it("the plan CLI exits 2 on a capacity rejection, naming the key and the stack", function () {
+  it("the plan CLI exits 2 on a capacity rejection, naming the key and the stack", async function () {
     this.timeout(60_000);
     const dir = tempProject({ prod: fixtureYaml("prod", (s) => (s.gpu.instanceTypes = ["g6.4xlage"])) });
-    const r = runTool(dir, "plan", ["--stack", "prod"]);
+    const r = await runTool(dir, "plan", ["--stack", "prod"]);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /stack prod: .*triton-platform:gpu\.instanceTypes\[0\] must be an NVIDIA GPU instance type/s);
   });

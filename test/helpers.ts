@@ -1,4 +1,4 @@
-// Shared test helpers: plan a fixture stack once per test run, copy the project to a
+// Shared test helpers: plan each fixture stack once per test run, copy the project to a
 // temporary folder for tests that need a stack file, and run the CLIs as users do.
 // Stacks come from the fixtures (test/support/stacks.ts), never from the repository's
 // Pulumi.<stack>.yaml files, which users edit (test/stack-files.test.ts checks those).
@@ -16,24 +16,32 @@ export { fixtureConfig, fixtureLevels, fixtureStack, fixtureYaml, SHAPES, type S
 
 const plans = new Map<string, Promise<PlanResult & { outRoot: string }>>();
 
-/**
- * Plan the fixture stack of a shape (cached per test process), at the shape's fixture levels;
- * files go to a temp folder (<outRoot>/<shape>/).
- */
+/** Plan the fixture stack of a shape, at the shape's fixture levels: `planFixture(fixtureStack(shape))`, shared the same way. */
 export function plan(shape: string): Promise<PlanResult & { outRoot: string }> {
-  let p = plans.get(shape);
-  if (!p) {
-    p = planFixture(fixtureStack(asShape(shape)));
-    plans.set(shape, p);
-  }
-  return p;
+  return planFixture(fixtureStack(asShape(shape)));
 }
 
-/** Plan a fixture stack (not cached), at its levels; files go to a temp folder (<outRoot>/<name>/). */
-export async function planFixture(stack: FixtureStack): Promise<PlanResult & { outRoot: string }> {
-  const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), `plan-${stack.stack}-`));
-  const r = await planConfig(stack, { levels: stack.levels, outRoot });
-  return { ...r, outRoot };
+/**
+ * Plan a fixture stack at its levels; files go to a temp folder (<outRoot>/<name>/). Planned
+ * once per test process for each distinct stack (name, config, secret keys, levels): every
+ * test file that plans the same fixture shares the result, so treat it as read-only (copy
+ * what you change, as test/policy-mutations.test.ts does). `shared: false` plans afresh, unshared.
+ */
+export function planFixture(stack: FixtureStack, opts: { shared?: boolean } = {}): Promise<PlanResult & { outRoot: string }> {
+  const run = async () => {
+    const outRoot = fs.mkdtempSync(path.join(os.tmpdir(), `plan-${stack.stack}-`));
+    const r = await planConfig(stack, { levels: stack.levels, outRoot });
+    return { ...r, outRoot };
+  };
+  // Not shared: a test that changes what the planner does (a registered report section) plans on its own.
+  if (opts.shared === false) return run();
+  const key = JSON.stringify(stack);
+  let p = plans.get(key);
+  if (!p) {
+    p = run();
+    plans.set(key, p);
+  }
+  return p;
 }
 
 /** The whole pack over `resources` at a shape's fixture levels (what a plan of that stack reports). */
@@ -83,8 +91,35 @@ export function tempProject(stacks: Record<string, string>): string {
   return dir;
 }
 
-/** Run `tools/<tool>.ts` of a project folder the way `npm run <tool>` does. */
-export function runTool(root: string, tool: "plan" | "policy", args: string[]): { status: number | null; stdout: string; stderr: string } {
+export interface ToolRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npm run <tool> -- <args>` on a project folder, in this process: the command's `main`
+ * (tools/<tool>.ts) with `root` as the project and the working directory, its output
+ * captured, its exit code as the process would have it (runMain maps errors to 2 and 3).
+ * What only a real process shows (the exit status, a closed pipe) is `spawnTool`'s.
+ */
+export async function runTool(root: string, tool: "plan" | "policy", args: string[]): Promise<ToolRun> {
+  let stdout = "";
+  let stderr = "";
+  const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, cwd: root, root };
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use: a test file that runs no command does not pay for the planner's CLI */
+  const { main } = (tool === "plan" ? require("../tools/plan") : require("../tools/policy")) as typeof import("../tools/plan");
+  const { runMain } = require("../tools/planner/cli") as typeof import("../tools/planner/cli");
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const status = await runMain(main, args, io);
+  return { status, stdout, stderr };
+}
+
+/**
+ * Run `tools/<tool>.ts` of a project folder as its own process, the way `npm run <tool>` does:
+ * for the end-to-end runs (one per command-line behaviour) that only a process shows.
+ */
+export function spawnTool(root: string, tool: "plan" | "policy", args: string[]): ToolRun {
   const r = spawnSync(process.execPath, ["--require", path.join(root, "tools", "register.cjs"), path.join(root, "tools", `${tool}.ts`), ...args], {
     cwd: root,
     encoding: "utf8",

@@ -4,7 +4,7 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fixtureYaml, git, recorded, runTool, tempProject } from "./helpers";
+import { fixtureYaml, git, recorded, runTool, spawnTool, tempProject } from "./helpers";
 import { planStack, type PlanResult, type RecordedResource } from "../tools/planner";
 import { recordAtRef, type RecordedPlan } from "../tools/planner/base";
 import { countChanges, diffResources, diffSecureConfig, formatDiffText, lineDiff, type ResourceChange, type StackDiff } from "../tools/planner/diff";
@@ -189,8 +189,8 @@ describe("plan diff against a base revision", function () {
     assert.ok(p.lines.includes("    - name: bert"), "context lines around the change");
   });
 
-  it("command line: --base with a ref that does not exist exits 2 with a clear message", () => {
-    const r = runTool(dir, "plan", ["--stack", STACK, "--base", "no-such-branch"]);
+  it("command line: --base with a ref that does not exist exits 2 with a clear message", async () => {
+    const r = await runTool(dir, "plan", ["--stack", STACK, "--base", "no-such-branch"]);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /--base no-such-branch: no such commit/);
   });
@@ -198,7 +198,8 @@ describe("plan diff against a base revision", function () {
   it("command line: --base HEAD --format markdown prints the comment body for a change", () => {
     edit(`Pulumi.${STACK}.yaml`, "team: ml-platform", "team: ml-inference");
     const out = path.join(dir, "out-md");
-    const r = runTool(dir, "plan", ["--stack", STACK, "--out", out, "--base", "HEAD", "--format", "markdown"]);
+    // End to end: --base and --format markdown in a real process (its exit status, git run from it).
+    const r = spawnTool(dir, "plan", ["--stack", STACK, "--out", out, "--base", "HEAD", "--format", "markdown"]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^<!-- triton-platform offline plan -->\n## Offline plan against `HEAD`/);
     assert.match(r.stdout, /### `dev`: 0 to create, 2 to update, 0 to replace, 0 to delete; /);

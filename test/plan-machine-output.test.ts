@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import Ajv4 from "ajv-draft-04";
-import { fixtureLevels, fixtureStack, fixtureYaml, plan, planFixture, runTool, tempProject, ROOT } from "./helpers";
+import { fixtureLevels, fixtureStack, fixtureYaml, plan, planFixture, spawnTool, tempProject, ROOT, type ToolRun } from "./helpers";
 import { formatText, REPORT_SCHEMA_VERSION, REPORT_SECTIONS, type SectionBuilder, type StackReport } from "../tools/planner/report";
 import { planMarkdown } from "../tools/planner/markdown";
 import { locateConfigKey } from "../tools/planner/sarif";
@@ -19,7 +19,7 @@ const sarifSchema = JSON.parse(fs.readFileSync(path.join(ROOT, "test", "schemas"
 describe("plan machine output: --output JSON and --sarif", function () {
   this.timeout(120_000);
   let dir: string;
-  let run: ReturnType<typeof runTool>;
+  let run: ToolRun;
   let report: any;
   let sarif: any;
   const prodText = fixtureYaml("prod", (s) => {
@@ -28,7 +28,16 @@ describe("plan machine output: --output JSON and --sarif", function () {
 
   before(() => {
     dir = tempProject({ prod: prodText, dev: fixtureYaml("dev") });
-    run = runTool(dir, "plan", ["--out", path.join(dir, "out"), "--output", path.join(dir, "r", "plan.json"), "--sarif", path.join(dir, "r", "plan.sarif")]);
+    // End to end: a real process (its exit status, the git checkout SARIF paths are relative to), with --verbose.
+    run = spawnTool(dir, "plan", [
+      "--out",
+      path.join(dir, "out"),
+      "--output",
+      path.join(dir, "r", "plan.json"),
+      "--sarif",
+      path.join(dir, "r", "plan.sarif"),
+      "--verbose",
+    ]);
     report = JSON.parse(fs.readFileSync(path.join(dir, "r", "plan.json"), "utf8"));
     sarif = JSON.parse(fs.readFileSync(path.join(dir, "r", "plan.sarif"), "utf8"));
   });
@@ -37,6 +46,8 @@ describe("plan machine output: --output JSON and --sarif", function () {
     assert.equal(run.status, 1, run.stderr); // the mandatory violation
     assert.match(run.stdout, /^stack dev: \d+ resources/);
     assert.ok(!run.stdout.trimStart().startsWith("{"));
+    // --verbose: each stack's counts by type.
+    assert.equal(run.stdout.match(/^ +\d+ {2}kubernetes:core\/v1:Namespace$/gm)?.length, 2, run.stdout);
   });
 
   it("versions the JSON and names the levels file and every rule's effective level", () => {
@@ -134,6 +145,8 @@ describe("plan machine output: a closed pipe", function () {
       const r = spawnSync("bash", ["-c", `${cmd} | true; echo "status=\${PIPESTATUS[0]}" >&2`], { cwd: dir, encoding: "utf8", timeout: 60_000 });
       assert.doesNotMatch(r.stderr, /EPIPE|Error|at /, r.stderr);
       assert.match(r.stderr, /status=0\n?$/);
+      // The end-to-end run of --stack and --out (and --json): that one stack was planned, where --out says.
+      if (tool === "plan") assert.ok(fs.existsSync(path.join(dir, "out", "dev", "resources.json")), "the plan was written to --out");
     });
   }
 });
@@ -207,7 +220,7 @@ describe("plan report: sections first, counts by type behind --verbose", functio
     REPORT_SECTIONS.push(builder);
     let report: StackReport;
     try {
-      report = (await planFixture(fixtureStack("dev"))).report;
+      report = (await planFixture(fixtureStack("dev"), { shared: false })).report; // its own plan: the section is registered for it only
     } finally {
       REPORT_SECTIONS.splice(REPORT_SECTIONS.indexOf(builder), 1);
     }

@@ -419,16 +419,17 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     git(dir, "commit", "-q", "-m", "base: prod mirrors 30 % (over its maximum of 25)");
   });
 
-  function planJson(args: string[]): { status: number | null; doc: any; stdout: string; stderr: string } {
+  async function planJson(args: string[]): Promise<{ status: number | null; doc: any; stdout: string; stderr: string }> {
     const out = path.join(dir, "out-review.json");
     fs.rmSync(out, { force: true });
-    const r = runTool(dir, "plan", [...args, "--out", path.join(dir, "out"), "--output", out]);
+    const argv = [...args, "--out", path.join(dir, "out"), "--output", out];
+    const r = await runTool(dir, "plan", argv);
     return { ...r, doc: fs.existsSync(out) ? JSON.parse(fs.readFileSync(out, "utf8")) : undefined };
   }
 
-  it("marks a violation fixed when the change removes it, and the config key old → new", () => {
+  it("marks a violation fixed when the change removes it, and the config key old → new", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(10));
-    const r = planJson(["--stack", "prod", "--base", "HEAD"]);
+    const r = await planJson(["--stack", "prod", "--base", "HEAD"]);
     assert.equal(r.status, 0, r.stderr);
     const diff = r.doc.stacks[0].diff;
     assert.deepEqual(
@@ -447,16 +448,16 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     assert.match(r.stdout, new RegExp(`policies: 0 new, [1-9]\\d* fixed, ${diff.policy.unchanged.length} already on the base`));
   });
 
-  it("marks a violation already on the base when the change keeps it, and new when it adds one", () => {
+  it("marks a violation already on the base when the change keeps it, and new when it adds one", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(40));
-    const kept = planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
+    const kept = await planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
     assert.equal(kept.status, 1, kept.stderr);
     assert.ok(kept.doc.stacks[0].diff.policy.unchanged.some((v: any) => v.policy === "gateway-mirror-percent-within-max"));
     assert.deepEqual(kept.doc.stacks[0].diff.policy.new, []);
     assert.match(kept.stdout, /already on the base: \*\*mandatory\*\* `gateway-mirror-percent-within-max`/);
     // Two zones where the levels ask for three: a new violation.
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(30, ["us-east-1a", "us-east-1b"]));
-    const added = planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
+    const added = await planJson(["--stack", "prod", "--base", "HEAD", "--format", "markdown"]);
     assert.ok(
       added.doc.stacks[0].diff.policy.new.some((v: any) => v.policy === "gpu-nodes-span-zones"),
       JSON.stringify(added.doc.stacks[0].diff.policy),
@@ -464,9 +465,9 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     assert.match(added.stdout, /🆕 new \*\*mandatory\*\* `gpu-nodes-span-zones`/);
   });
 
-  it("keeps planning the other stacks after one has a configuration error, and says so", () => {
+  it("keeps planning the other stacks after one has a configuration error, and says so", async () => {
     fs.writeFileSync(path.join(dir, "Pulumi.prod.yaml"), prod(10, ["us-east-1a", "eu-nowhere"]));
-    const r = planJson(["--base", "HEAD", "--format", "markdown"]);
+    const r = await planJson(["--base", "HEAD", "--format", "markdown"]);
     assert.equal(r.status, 2, r.stderr);
     const byStack = Object.fromEntries(r.doc.stacks.map((s: any) => [s.stack, s]));
     assert.match(byStack.prod.error, /cluster\.zones\[1\]/);

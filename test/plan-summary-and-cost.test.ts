@@ -382,7 +382,7 @@ describe("the cost delta in the pull-request diff (fixture stack in a temporary 
     git(dir, "commit", "-q", "-m", "base: dev on one g4dn.xlarge");
   });
 
-  it("says +$N/month at minimum and maximum in text, Markdown and JSON when a bigger instance type is chosen", () => {
+  it("says +$N/month at minimum and maximum in text, Markdown and JSON when a bigger instance type is chosen", async () => {
     fs.writeFileSync(
       path.join(dir, "Pulumi.dev.yaml"),
       fixtureYaml("dev", (s: Sections) => (s.gpu.instanceTypes = ["g4dn.2xlarge"])),
@@ -391,12 +391,12 @@ describe("the cost delta in the pull-request diff (fixture stack in a temporary 
     const want = `${signedUsd(node)}/month at minimum, ${signedUsd(node)}/month at maximum`;
     assert.match(want, /^\+\$\d+/);
 
-    const text = runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--out", path.join(dir, "out")]);
+    const text = await runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--out", path.join(dir, "out")]);
     assert.equal(text.status, 0, text.stderr);
     assert.ok(text.stdout.includes(`  GPU cost (on demand): ${want}`), text.stdout);
 
     const out = path.join(dir, "plan.json");
-    const md = runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--format", "markdown", "--out", path.join(dir, "out"), "--output", out]);
+    const md = await runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--format", "markdown", "--out", path.join(dir, "out"), "--output", out]);
     assert.equal(md.status, 0, md.stderr);
     assert.ok(md.stdout.includes(`**GPU cost (on demand)**: ${want}`), md.stdout);
     // The summary of the head prices the new type.
@@ -409,12 +409,12 @@ describe("the cost delta in the pull-request diff (fixture stack in a temporary 
     );
   });
 
-  it("says no change when the stack's GPU nodes are unchanged", () => {
+  it("says no change when the stack's GPU nodes are unchanged", async () => {
     fs.writeFileSync(
       path.join(dir, "Pulumi.dev.yaml"),
       fixtureYaml("dev", (s: Sections) => (s.gateway.replicas = 2)),
     );
-    const r = runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--out", path.join(dir, "out")]);
+    const r = await runTool(dir, "plan", ["--stack", "dev", "--base", "HEAD", "--out", path.join(dir, "out")]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^ {2}GPU cost \(on demand\): no change \(\$\d+\/month\)$/m);
   });

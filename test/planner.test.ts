@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
-import { plan, planFixture, fixtureStack, fixtureYaml, one, ofType, tempProject, runTool, validateManifest, SHAPES } from "./helpers";
+import { plan, planFixture, fixtureStack, fixtureYaml, one, ofType, tempProject, runTool, spawnTool, validateManifest, ROOT, SHAPES } from "./helpers";
 import { maskSecrets } from "../tools/planner/record";
 import { readStackFile, listStacks } from "../tools/planner/stackfile";
 import { planStack } from "../tools/planner";
@@ -117,27 +117,36 @@ describe("offline planner", () => {
 
   describe("command line", function () {
     this.timeout(60_000);
-    it("exits 2 naming the key when a stack's value is invalid, and creates nothing", () => {
+    it("exits 2 naming the key when a stack's value is invalid, and creates nothing", async () => {
       const bad = fixtureYaml("dev", (s) => (s.cluster.name = "ml dev!"));
       const dir = tempProject({ dev: bad });
-      const r = runTool(dir, "plan", ["--stack", "dev"]);
+      const r = await runTool(dir, "plan", ["--stack", "dev"]);
       assert.equal(r.status, 2, r.stderr);
       assert.match(r.stderr, /triton-platform:cluster\.name must be an EKS cluster name.*got "ml dev!"/);
       assert.ok(!fs.existsSync(path.join(dir, "out", "dev", "resources.json")), "no plan written");
     });
 
-    it("exits 2 for an unknown stack or option", () => {
+    it("exits 2 for an unknown stack or option", async () => {
       const dir = tempProject({ dev: fixtureYaml("dev") });
-      assert.equal(runTool(dir, "plan", ["--stack", "nope"]).status, 2);
-      const r = runTool(dir, "plan", ["--colour"]);
+      assert.equal((await runTool(dir, "plan", ["--stack", "nope"])).status, 2);
+      // End to end: the exit status and stderr of a real process.
+      const r = spawnTool(dir, "plan", ["--colour"]);
       assert.equal(r.status, 2);
       assert.match(r.stderr, /unknown option --colour/);
     });
 
-    it("plans one stack with --stack and --out, and prints JSON with --json", () => {
+    it("prints its usage with --help (exit 2)", async () => {
+      const r = await runTool(ROOT, "plan", ["--help"]);
+      assert.equal(r.status, 2);
+      assert.match(r.stdout, /^usage: npm run plan -- \[--stack NAME\] .*--verbose\]/);
+      assert.equal(r.stderr, "");
+    });
+
+    // --stack, --out and --json end to end: the closed-pipe run of test/plan-machine-output.test.ts.
+    it("plans one stack with --stack and --out, and prints JSON with --json", async () => {
       const dir = tempProject({ dev: fixtureYaml("dev"), prod: fixtureYaml("prod") });
       const out = path.join(dir, "elsewhere");
-      const r = runTool(dir, "plan", ["--stack", "prod", "--out", out, "--json"]);
+      const r = await runTool(dir, "plan", ["--stack", "prod", "--out", out, "--json"]);
       assert.equal(r.status, 0, r.stderr);
       const report = JSON.parse(r.stdout);
       assert.deepEqual(

@@ -6,7 +6,7 @@ import { evaluatePolicies, checkPolicyConfig, policyResources } from "../tools/p
 import { checkResources, type RecordedResource } from "../tools/planner";
 import { rules } from "../policies/rules";
 import { rules as foundationRules } from "../policies/rules/foundation";
-import { fixtureYaml, runTool, SHAPES, tempProject } from "./helpers";
+import { fixtureYaml, runTool, SHAPES, spawnTool, tempProject } from "./helpers";
 import { declareMutations, first } from "./support/mutations";
 
 const STACK = "urn:pulumi:t::triton-platform::pulumi:pulumi:Stack::triton-platform-t";
@@ -155,7 +155,7 @@ describe("policy evaluation (offline)", () => {
 
   describe("npm run policy", function () {
     this.timeout(60_000);
-    it("exits 0 on a compliant file, 1 on a mandatory violation, 2 on a malformed file", () => {
+    it("exits 0 on a compliant file, 1 on a mandatory violation, 2 on a malformed file", async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "policy-"));
       const good = path.join(dir, "good.json");
       const bad = path.join(dir, "bad.json");
@@ -166,20 +166,21 @@ describe("policy evaluation (offline)", () => {
       fs.writeFileSync(bad, JSON.stringify(rs));
       fs.writeFileSync(broken, JSON.stringify([{ urn: 1 }]));
       const project = tempProject({ dev: fixtureYaml("dev"), prod: fixtureYaml("prod") });
-      const ok = runTool(project, "policy", ["--resources", good, "--stack", "prod"]);
+      const ok = await runTool(project, "policy", ["--resources", good, "--stack", "prod"]);
       assert.equal(ok.status, 0, ok.stderr);
       assert.match(ok.stdout, /no violations/);
-      const v = runTool(project, "policy", ["--resources", bad, "--stack", "prod", "--json"]);
+      // End to end: a real process, its exit status and its stdout.
+      const v = spawnTool(project, "policy", ["--resources", bad, "--stack", "prod", "--json"]);
       assert.equal(v.status, 1, v.stderr);
       const report = JSON.parse(v.stdout);
       assert.deepEqual(
         report.stacks[0].violations.map((x: { policy: string; level: string }) => [x.policy, x.level]),
         [["k8s-explicit-provider", "mandatory"]],
       );
-      const advisory = runTool(project, "policy", ["--resources", bad, "--stack", "dev"]);
+      const advisory = await runTool(project, "policy", ["--resources", bad, "--stack", "dev"]);
       assert.equal(advisory.status, 0, "advisory violations do not fail");
       assert.match(advisory.stdout, /\[advisory\] k8s-explicit-provider/);
-      const m = runTool(project, "policy", ["--resources", broken, "--stack", "prod"]);
+      const m = await runTool(project, "policy", ["--resources", broken, "--stack", "prod"]);
       assert.equal(m.status, 2);
       assert.match(m.stderr, /\[0\]\.urn must be a string, got 1/);
     });

@@ -35,25 +35,25 @@ describe("policy levels files (policies/config/<stack>.json)", function () {
     assert.throws(() => readPolicyConfig(POLICIES, "perf", "prod"), /cp policies\/config\/prod\.json policies\/config\/perf\.json/);
   });
 
-  it("npm run policy exits 2 for a stack without a levels file (a typo'd --stack), evaluating nothing", () => {
+  it("npm run policy exits 2 for a stack without a levels file (a typo'd --stack), evaluating nothing", async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "policy-")), "resources.json");
     fs.writeFileSync(file, "[]");
-    const r = runTool(dir, "policy", ["--resources", file, "--stack", "prdo"]);
+    const r = await runTool(dir, "policy", ["--resources", file, "--stack", "prdo"]);
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, /^error: no policy levels file .*policies\/config\/prdo\.json/);
     assert.match(r.stderr, /did you mean --stack prod\?/);
     assert.equal(r.stdout, "");
   });
 
-  it("npm run plan exits 2 for a new stack copied from prod without its levels file, and plans it once the file is copied", () => {
+  it("npm run plan exits 2 for a new stack copied from prod without its levels file, and plans it once the file is copied", async () => {
     // A prod-shaped stack with its levels file beside a copy of it without one.
     const copy = tempProject({ prod: fixtureYaml("prod"), perf: fixtureYaml("prod") });
-    const missing = runTool(copy, "plan", ["--stack", "perf"]);
+    const missing = await runTool(copy, "plan", ["--stack", "perf"]);
     assert.equal(missing.status, 2, missing.stderr);
     assert.match(missing.stderr, /^error: stack perf: no policy levels file .*policies\/config\/perf\.json/);
     assert.match(missing.stderr, /cp policies\/config\/prod\.json policies\/config\/perf\.json/);
     fs.copyFileSync(path.join(copy, "policies", "config", "prod.json"), path.join(copy, "policies", "config", "perf.json"));
-    const planned = runTool(copy, "plan", ["--stack", "perf"]);
+    const planned = await runTool(copy, "plan", ["--stack", "perf"]);
     assert.equal(planned.status, 0, planned.stderr);
     assert.match(planned.stdout, /policies: (no violations|0 mandatory)/);
   });

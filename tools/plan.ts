@@ -12,8 +12,8 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { EXIT_USAGE, exitCode, jsonDocument, parseArgs, runCli } from "./planner/cli";
-import { listStacks, planStack, readProjectName, REPOSITORY, ROOT, UsageError, type PlanResult } from "./planner";
+import { EXIT_USAGE, exitCode, jsonDocument, parseArgs, runCli, type CliIo } from "./planner/cli";
+import { listStacks, planStack, projectAt, readProjectName, REPOSITORY, ROOT, UsageError, type PlanResult } from "./planner";
 import type { StackDiff } from "./planner/diff";
 import { errorReport, formatText, type StackReport } from "./planner/report";
 import { isSettingsError } from "../lib/errors";
@@ -28,10 +28,13 @@ function isConfigError(e: unknown): e is Error {
   return isSettingsError(e) || (e instanceof Error && e.name === UsageError.name);
 }
 
-runCli(async () => {
-  const args = parseArgs(process.argv.slice(2), { values: ["stack", "out", "base", "format", "output", "sarif"], switches: ["json", "help", "verbose"] });
+/** `npm run plan -- <argv>` on the project at `io.root`, writing to `io`; its exit code (errors are thrown: see runMain). */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const root = io.root;
+  const project = root === ROOT ? REPOSITORY : projectAt(root);
+  const args = parseArgs(argv, { values: ["stack", "out", "base", "format", "output", "sarif"], switches: ["json", "help", "verbose"] });
   if (args.help) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return EXIT_USAGE;
   }
   const format = (args.json === true ? "json" : (args.format ?? "text")) as Format;
@@ -40,16 +43,16 @@ runCli(async () => {
     throw new UsageError(`--json and --format ${args.format} contradict each other`);
   const base = typeof args.base === "string" ? args.base : undefined;
   const verbose = args.verbose === true;
-  const outputFile = typeof args.output === "string" ? path.resolve(args.output) : undefined;
-  const sarifFile = typeof args.sarif === "string" ? path.resolve(args.sarif) : undefined;
+  const outputFile = typeof args.output === "string" ? path.resolve(io.cwd, args.output) : undefined;
+  const sarifFile = typeof args.sarif === "string" ? path.resolve(io.cwd, args.sarif) : undefined;
 
-  const stacks = typeof args.stack === "string" ? [args.stack] : listStacks(ROOT);
-  const outRoot = path.resolve(typeof args.out === "string" ? args.out : path.join(ROOT, "out"));
+  const stacks = typeof args.stack === "string" ? [args.stack] : listStacks(root);
+  const outRoot = path.resolve(io.cwd, typeof args.out === "string" ? args.out : path.join(root, "out"));
   const plans = new Map<string, PlanResult>();
   const reports: StackReport[] = [];
   for (const stack of stacks) {
     try {
-      const p = await planStack(stack, { outRoot });
+      const p = await planStack(stack, { outRoot, project });
       plans.set(stack, p);
       reports.push(p.report);
     } catch (e) {
@@ -73,8 +76,8 @@ runCli(async () => {
     const { evaluateAt } = require("./planner") as typeof import("./planner");
     /* eslint-enable @typescript-eslint/no-require-imports */
     const planned = stacks.filter((s) => plans.has(s));
-    const before = await recordAtRef(ROOT, base, planned);
-    const projectName = readProjectName(ROOT);
+    const before = await recordAtRef(root, base, planned);
+    const projectName = readProjectName(root);
     for (const stack of planned) {
       const p = plans.get(stack)!;
       const old = before.get(stack) ?? null;
@@ -84,7 +87,7 @@ runCli(async () => {
       }
       const resources = diffResources(old?.resources ?? [], p.resources, { base: old?.secretFingerprints, head: p.secretFingerprints });
       // The base's violations under the head's rules and levels: what this change adds or fixes.
-      const baseViolations = old ? await evaluateAt(REPOSITORY, old.resources, p.levels, `levels of stack ${stack}`) : [];
+      const baseViolations = old ? await evaluateAt(project, old.resources, p.levels, `levels of stack ${stack}`) : [];
       // Both sides priced by the current table from their stack files as written (the keys read
       // have no defaults), so the delta is what the change to the stack costs, whatever the base's modules are.
       const costOf = (values: Record<string, unknown> | undefined) => {
@@ -119,42 +122,46 @@ runCli(async () => {
     const { sarifLog, stackFileOf } = require("./planner/sarif") as typeof import("./planner/sarif");
     const top = (() => {
       try {
-        return fs.realpathSync(execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: ROOT, encoding: "utf8" }).trim());
+        return fs.realpathSync(
+          execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(),
+        );
       } catch {
-        return ROOT; // not a git checkout: paths relative to the project
+        return root; // not a git checkout: paths relative to the project
       }
     })();
     const log = sarifLog(
       reports.map((report) => ({
         report,
         resources: plans.get(report.stack)?.resources ?? [],
-        stackFile: stackFileOf(fs.realpathSync(ROOT), report.stack, top),
+        stackFile: stackFileOf(fs.realpathSync(root), report.stack, top),
       })),
-      REPOSITORY.rules(),
-      { projectName: readProjectName(ROOT) },
+      project.rules(),
+      { projectName: readProjectName(root) },
     );
     fs.mkdirSync(path.dirname(sarifFile), { recursive: true });
     fs.writeFileSync(sarifFile, JSON.stringify(log, null, 2) + "\n");
   }
 
   if (format === "json") {
-    process.stdout.write(doc());
+    io.stdout.write(doc());
   } else if (format === "markdown") {
     /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for the Markdown body */
     const { planMarkdown } = require("./planner/markdown") as typeof import("./planner/markdown");
-    process.stdout.write(planMarkdown(reports, base ? diffs : undefined, base, { verbose }));
+    io.stdout.write(planMarkdown(reports, base ? diffs : undefined, base, { verbose }));
   } else if (base) {
     /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only with --base */
     const { formatDiffText } = require("./planner/diff") as typeof import("./planner/diff");
-    process.stdout.write(
+    io.stdout.write(
       reports.map((r) => (diffs.has(r.stack) ? `${formatDiffText(diffs.get(r.stack)!)}\n` : "") + formatText(r, { verbose })).join("\n\n") + "\n",
     );
   } else {
-    process.stdout.write(reports.map((r) => formatText(r, { verbose })).join("\n\n") + "\n");
+    io.stdout.write(reports.map((r) => formatText(r, { verbose })).join("\n\n") + "\n");
   }
   const failed = reports.filter((r) => r.error);
-  for (const r of failed) process.stderr.write(`error: stack ${r.stack}: ${r.error}\n`);
+  for (const r of failed) io.stderr.write(`error: stack ${r.stack}: ${r.error}\n`);
   if (failed.length && reports.length > 1)
-    process.stderr.write(`${failed.length} of ${reports.length} stacks have a configuration error (exit 2); the others were planned.\n`);
+    io.stderr.write(`${failed.length} of ${reports.length} stacks have a configuration error (exit 2); the others were planned.\n`);
   return exitCode(reports);
-});
+}
+
+if (require.main === module) runCli(main, ROOT);

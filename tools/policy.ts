@@ -2,16 +2,18 @@
 // Evaluates the policy pack over any resources.json (the planner's format) with that
 // stack's enforcement levels: for plans produced elsewhere.
 import * as fs from "node:fs";
-import { finish, parseArgs, runCli } from "./planner/cli";
+import * as path from "node:path";
+import { finish, parseArgs, runCli, type CliIo } from "./planner/cli";
 import { checkResources } from "./planner/check";
+import { projectAt, REPOSITORY, ROOT } from "./planner/project";
 import { UsageError } from "./planner/stackfile";
 import type { RecordedResource } from "./planner/record";
 import { stackReport } from "./planner/report";
 
-function readResources(file: string): RecordedResource[] {
+function readResources(file: string, absolute: string): RecordedResource[] {
   let data: unknown;
   try {
-    data = JSON.parse(fs.readFileSync(file, "utf8"));
+    data = JSON.parse(fs.readFileSync(absolute, "utf8"));
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
   }
@@ -25,12 +27,17 @@ function readResources(file: string): RecordedResource[] {
   return data as RecordedResource[];
 }
 
-runCli(async () => {
-  const args = parseArgs(process.argv.slice(2), { values: ["resources", "stack"], switches: ["json"] });
+/** `npm run policy -- <argv>` on the project at `io.root`, writing to `io`; its exit code (errors are thrown: see runMain). */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const args = parseArgs(argv, { values: ["resources", "stack"], switches: ["json"] });
   if (typeof args.resources !== "string" || typeof args.stack !== "string") {
     throw new UsageError("usage: npm run policy -- --resources FILE --stack NAME [--json]");
   }
-  const resources = readResources(args.resources);
-  const violations = await checkResources(resources, args.stack);
-  return finish([stackReport(args.stack, resources, violations)], args.json === true);
-});
+  // As the user wrote it in messages; read relative to where the command runs.
+  const resources = readResources(args.resources, path.resolve(io.cwd, args.resources));
+  const project = io.root === ROOT ? REPOSITORY : projectAt(io.root);
+  const violations = await checkResources(resources, args.stack, project.policiesDir, project);
+  return finish(io, [stackReport(args.stack, resources, violations)], args.json === true);
+}
+
+if (require.main === module) runCli(main, ROOT);

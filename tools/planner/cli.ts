@@ -7,6 +7,7 @@ import { formatText, REPORT_SCHEMA_VERSION, type StackReport } from "./report";
 export const EXIT_OK = 0;
 export const EXIT_VIOLATION = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_INTERNAL = 3;
 
 /** Parse `--flag value` / `--flag=value` / `--switch` arguments against a spec. */
 export function parseArgs(argv: string[], spec: { values: string[]; switches: string[] }): Record<string, string | boolean> {
@@ -41,12 +42,46 @@ export function exitCode(reports: readonly StackReport[]): number {
   return reports.some((r) => r.mandatory > 0) ? EXIT_VIOLATION : EXIT_OK;
 }
 
-/** Print the reports and return the exit code. */
-export function finish(reports: StackReport[], json: boolean, opts: { verbose?: boolean } = {}): number {
-  if (json) process.stdout.write(jsonDocument(reports));
-  else process.stdout.write(reports.map((r) => formatText(r, opts)).join("\n\n") + "\n");
-  for (const r of reports) if (r.error) process.stderr.write(`error: stack ${r.stack}: ${r.error}\n`);
+/** Print the reports to `io` and return the exit code. */
+export function finish(io: CliIo, reports: StackReport[], json: boolean, opts: { verbose?: boolean } = {}): number {
+  if (json) io.stdout.write(jsonDocument(reports));
+  else io.stdout.write(reports.map((r) => formatText(r, opts)).join("\n\n") + "\n");
+  for (const r of reports) if (r.error) io.stderr.write(`error: stack ${r.stack}: ${r.error}\n`);
   return exitCode(reports);
+}
+
+/**
+ * Where a command runs: its output streams, the folder relative paths are resolved against
+ * (the process's cwd) and the project root it plans (the checkout the tool sits in). A test
+ * runs a command in-process with its own streams and root; `runCli` passes the process's.
+ */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  cwd: string;
+  root: string;
+}
+
+/** A command: its arguments (without node and the script) → its exit code. */
+export type CliMain = (argv: string[], io: CliIo) => Promise<number>;
+
+/**
+ * Run a command with the project's exit codes: what it returns, else 2 for a configuration or
+ * usage error (its message on stderr) and 3 for an internal error (its stack on stderr).
+ */
+export async function runMain(main: CliMain, argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (e) {
+    // By name: each planned stack loads the program's modules afresh (SettingsError included),
+    // and `npm run policy` does not load the config module at all.
+    if (isSettingsError(e) || (e instanceof Error && e.name === UsageError.name)) {
+      io.stderr.write(`error: ${e.message}\n`);
+      return EXIT_USAGE;
+    }
+    io.stderr.write(`internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+    return EXIT_INTERNAL;
+  }
 }
 
 /**
@@ -62,23 +97,10 @@ export function quietOnClosedPipe(): void {
   }
 }
 
-/** Run a CLI main function with the project's exit codes. */
-export function runCli(main: () => Promise<number>): void {
+/** Run a command as the process (`node tools/<tool>.ts ...`) on the project at `root`: its exit code becomes the process's. */
+export function runCli(main: CliMain, root: string): void {
   quietOnClosedPipe();
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      // By name: each planned stack loads the program's modules afresh (SettingsError included),
-      // and `npm run policy` does not load the config module at all.
-      if (isSettingsError(e) || (e instanceof Error && e.name === UsageError.name)) {
-        process.stderr.write(`error: ${e.message}\n`);
-        process.exitCode = EXIT_USAGE;
-      } else {
-        process.stderr.write(`internal error: ${(e as Error)?.stack ?? String(e)}\n`);
-        process.exitCode = 3;
-      }
-    },
-  );
+  void runMain(main, process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), root }).then((code) => {
+    process.exitCode = code;
+  });
 }
