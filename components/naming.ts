@@ -1,6 +1,9 @@
 // Names and labels every component agrees on: the one place the platform's own
 // conventions live (upstream names live in components/upstream/*).
-import type { Environment } from "./cluster/schema";
+
+/** The environments a stack can be; they pick production defaults and policy levels. */
+export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** What the standard labels and tags are made of. */
 export interface StackIdentity {

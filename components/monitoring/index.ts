@@ -7,7 +7,9 @@ import * as k8s from "@pulumi/kubernetes";
 import * as random from "@pulumi/random";
 import { MONITORING_NAMESPACE } from "../contracts";
 import { KPS_PROMETHEUS_SERVICE } from "../upstream/kube-prometheus-stack";
-import { resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
+import * as v from "valibot";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { monitoringSettings, resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
 import { alertmanagerReceiversSecret, alertmanagerSecretData, needsAlertmanagerSecret } from "./alertmanager";
 import {
   alertsPrometheusRule,
@@ -84,3 +86,51 @@ export class Monitoring extends pulumi.ComponentResource {
     this.registerOutputs({ namespace: this.namespace, grafanaAdminSecretName: this.grafanaAdminSecretName, prometheusUrl: this.prometheusUrl });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+/** The stack file's `monitoring` section (observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter): optional, every key defaulted. */
+const monitoringSection = v.optional(monitoringSettings, {});
+
+declare module "../component" {
+  interface StackSettings {
+    monitoring: v.InferOutput<typeof monitoringSection>;
+  }
+  interface Produced {
+    monitoring: Monitoring;
+  }
+}
+
+/**
+ * Observability: scrapes the serving groups' metrics Services through the contracts (not the
+ * serving component's code), so it can be created before or without it.
+ */
+export const monitoringComponent: ComponentDescriptor = {
+  name: "monitoring",
+  sections: { monitoring: sectionSpec<"monitoring">(monitoringSection, "docs/monitoring.md") },
+  policyDomains: ["monitoring", "secrets"],
+  build(ctx) {
+    const { triton, gpu, cluster } = ctx.settings;
+    const storage = ctx.need("storage");
+    const monitoring = new Monitoring(
+      "monitoring",
+      {
+        labels: ctx.need("labels"),
+        servingNamespace: triton.namespace,
+        // Each group's start-up budget and listed models, as the serving groups resolved them.
+        servingGroups: ctx.need("servingGroupAlerts"),
+        storageClassName: storage.storageClassName,
+        gpuOperatorVersion: gpu.operator.version,
+        gpuOperatorNamespace: gpu.operator.namespace,
+        zoneCount: cluster.zones.length,
+        ...ctx.settings.monitoring,
+      },
+      // The claims name the class: it exists before the volumes are provisioned.
+      { provider: ctx.need("cluster").k8s, dependsOn: [storage] },
+    );
+    return { monitoring };
+  },
+  outputs(ctx) {
+    const m = ctx.need("monitoring");
+    return { monitoringNamespace: m.namespace, grafanaAdminSecret: m.grafanaAdminSecretName, prometheusUrl: m.prometheusUrl };
+  },
+};
