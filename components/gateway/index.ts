@@ -9,7 +9,6 @@ import { gatewayConfigMap, gatewayDeployment, gatewayPodDisruptionBudget, gatewa
 import * as v from "valibot";
 import { PROMETHEUS_PODS } from "../contracts";
 import { sectionSpec, type ComponentDescriptor } from "../component";
-import { tritonPods } from "../triton/network";
 import { GATEWAY_LB_SECURITY_GROUP, gatewayNetworkNeeds, gatewayPods } from "./network";
 import { gatewaySettings, resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "./schema";
 
@@ -77,7 +76,6 @@ export const gatewayComponent: ComponentDescriptor = {
       clientCidrs: ctx.settings.gateway.clientCidrs,
       clientNamespaces: ctx.settings.gateway.clientNamespaces,
       scrapedBy: PROMETHEUS_PODS,
-      upstream: tritonPods(ctx.settings.triton.namespace),
     }),
   outputs: (ctx) => ({
     gatewayServiceName: ctx.need("gateway").serviceName,
