@@ -89,10 +89,10 @@ export interface ComponentDescriptor {
   /** Its stack outputs, by name, read after every component is built. */
   outputs?(ctx: StackContext): Record<string, unknown>;
   /**
-   * Its lines of the plan's summary, and where they stand in it (`at`: lower first; the
-   * summary reads place, capacity, serving, then the edges, not in dependency order).
+   * Its lines of the plan's summary, each with where it stands (`at`: lower first; the summary
+   * reads place, GPUs, serving, capacity, cost, then the edges: not the dependency order).
    */
-  readonly summary?: { readonly at: number; rows(ctx: SummaryContext): readonly SummaryRow[] };
+  readonly summary?: readonly { readonly at: number; row(ctx: SummaryContext): SummaryRow }[];
 }
 
 /**
@@ -138,6 +138,15 @@ export function buildStack(registry: readonly ComponentDescriptor[], settings: S
   }
   // By name, as a module's named exports are listed: the order a reader of outputs.json looks them up in.
   return Object.fromEntries(Object.entries(outputs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Every component's summary rows, in reading order (their `at`; registry order among equals). */
+export function summaryRowsOf(registry: readonly ComponentDescriptor[], ctx: SummaryContext): SummaryRow[] {
+  const parts = registry.flatMap((d) => d.summary ?? []);
+  return parts
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => a.p.at - b.p.at || a.i - b.i)
+    .map(({ p }) => p.row(ctx));
 }
 
 /** Every component's network needs, in registry order (what the Firewall is given). */

@@ -11,7 +11,7 @@ import { zonesNotOfRegion } from "../components/cluster/schema";
 import { DCGM_EXPORTER_BY_OPERATOR, dcgmLabels } from "../components/upstream/dcgm";
 import { AWS_REGIONS, isAwsRegion, regionOfZone } from "../components/upstream/aws-regions";
 import type { StackSettings } from "../components/component";
-import { capacityProblems, type CapacityProblem } from "./capacity";
+import { capacityProblems, type CapacityProblem } from "../components/gpu/capacity";
 
 /** The configuration as the cross-section rules see it: every section parsed and defaulted. */
 export type ParsedSections = StackSettings;

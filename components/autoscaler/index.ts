@@ -11,6 +11,7 @@ import { getPartitionOutput } from "@pulumi/aws/getPartition";
 import { oidcProviderArn } from "../upstream/aws-iam";
 import * as v from "valibot";
 import { sectionSpec, type ComponentDescriptor } from "../component";
+import { plural } from "../summary-text";
 import { autoscalerSettings, resolveClusterAutoscalerArgs, type ClusterAutoscalerArgs } from "./schema";
 import { autoscalerPolicy, autoscalerRelease, autoscalerRoleArgs, autoscalerTrustPolicy } from "./builders";
 
@@ -85,6 +86,21 @@ export const autoscalerComponent: ComponentDescriptor = {
     );
     return { autoscaler: created };
   },
+  summary: [
+    {
+      at: 80,
+      row: ({ settings }) => {
+        const a = settings.autoscaler;
+        const { desired, min } = settings.gpu.scaling;
+        if (!a.enabled) return { label: "autoscaler", lines: [`off: the GPU node group stays at its creation size (${desired ?? min} nodes)`] };
+        const v = [a.version ? `chart ${a.version}` : "", a.imageTag ? `image ${a.imageTag}` : ""].filter(Boolean).join(", ");
+        return {
+          label: "autoscaler",
+          lines: [`Cluster Autoscaler${v ? ` (${v})` : ""} · ${plural(a.replicas, "replica")}${a.expander ? ` · expander ${a.expander}` : ""}`],
+        };
+      },
+    },
+  ],
   // null when autoscaler.enabled is false.
   outputs: (ctx) => ({ clusterAutoscalerRoleArn: ctx.find("autoscaler")?.roleArn ?? null }),
 };

@@ -7,6 +7,7 @@ import { parseSettings } from "../../lib/schema";
 import type * as v from "valibot";
 import { sectionSpec, type ComponentDescriptor } from "../component";
 import { standardLabels, standardTags } from "../naming";
+import { list } from "../summary-text";
 import { clusterArgsSettings, clusterSettings, environmentSetting, tagsSetting } from "./schema";
 
 export * from "./schema";
@@ -172,5 +173,14 @@ export const clusterComponent: ComponentDescriptor = {
     return { cluster, labels: standardLabels(settings), tags };
   },
   securityGroups: (ctx) => ({ cluster: ctx.need("cluster").clusterSecurityGroupId }),
+  summary: [
+    {
+      at: 10,
+      row: ({ stack, region, settings: s }) => {
+        const env = s.environment !== stack ? ` (${s.environment})` : "";
+        return { label: "stack", lines: [`${stack}${env} · ${region} · cluster ${s.cluster.name} · zones ${list(s.cluster.zones)}`] };
+      },
+    },
+  ],
   outputs: (ctx) => ({ environment: ctx.settings.environment, clusterName: ctx.need("cluster").name, clusterEndpoint: ctx.need("cluster").endpoint }),
 };

@@ -9,6 +9,7 @@ import { gatewayConfigMap, gatewayDeployment, gatewayPodDisruptionBudget, gatewa
 import * as v from "valibot";
 import { PROMETHEUS_PODS } from "../contracts";
 import { sectionSpec, type ComponentDescriptor } from "../component";
+import { list, plural } from "../summary-text";
 import { GATEWAY_LB_SECURITY_GROUP, gatewayNetworkNeeds, gatewayPods } from "./network";
 import { gatewaySettings, resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "./schema";
 
@@ -77,6 +78,17 @@ export const gatewayComponent: ComponentDescriptor = {
       clientNamespaces: ctx.settings.gateway.clientNamespaces,
       scrapedBy: PROMETHEUS_PODS,
     }),
+  summary: [
+    {
+      at: 60,
+      row: ({ settings }) => {
+        const g = settings.gateway;
+        const lb = g.clientCidrs.length ? `${g.loadBalancerScheme} load balancer for ${list(g.clientCidrs)}` : "no load balancer (no gateway.clientCidrs)";
+        const inCluster = g.clientNamespaces.length ? ` · in-cluster callers from ${list(g.clientNamespaces)}` : "";
+        return { label: "gateway", lines: [`${lb} · ${plural(g.replicas, "replica")}${inCluster}`] };
+      },
+    },
+  ],
   outputs: (ctx) => ({
     gatewayServiceName: ctx.need("gateway").serviceName,
     // null when the gateway has no load balancer (no client CIDRs: in-cluster clients only).

@@ -6,8 +6,12 @@ export * from "./schema";
 export * from "./builders";
 export * from "./user-data";
 export * from "./compatibility";
-import { sectionSpec, type ComponentDescriptor } from "../component";
+import { sectionSpec, type ComponentDescriptor, type SummaryRow } from "../component";
 import { gpuInstanceType } from "../upstream/ec2-gpu-instances";
+import { GPU_AMI_TYPES } from "../upstream/eks";
+import { list, range } from "../summary-text";
+import { capacityPlan } from "./capacity";
+import { COST_EXCLUDES, stackCost, usd, usdRange, type StackCost } from "./cost";
 import { GpuNodeGroup } from "./node-group";
 import { GpuOperator } from "./operator";
 import { gpuSettings, type GpuSettings } from "./schema";
@@ -73,6 +77,41 @@ export const gpuComponent: ComponentDescriptor = {
     );
     return { gpuNodes, gpuOperator };
   },
+  summary: [
+    {
+      at: 20,
+      row: ({ settings }) => {
+        const g = settings.gpu;
+        const ng = capacityPlan(settings).nodeGroups[0];
+        const perNode = ng && ng.instanceTypes.length ? range(ng.gpusPerNode.min, ng.gpusPerNode.max) : "?";
+        const label = g.gpuType ?? ng?.instanceTypes[0]?.gpuLabel ?? "unknown GPU";
+        const ami = GPU_AMI_TYPES[g.amiType];
+        const desired = g.scaling.desired !== undefined && g.scaling.desired !== g.scaling.min ? ` (desired ${g.scaling.desired})` : "";
+        return {
+          label: "GPU nodes",
+          lines: [
+            `${g.instanceTypes.join(" | ")} × ${range(g.scaling.min, g.scaling.max)} node${g.scaling.max === 1 ? "" : "s"}${desired} · ${perNode} × ${label} per node`,
+            `AMI ${g.amiType}${ami ? ` (NVIDIA driver R${ami.driverBranch})` : ""} · GPU Operator ${g.operator.version}`,
+          ],
+        };
+      },
+    },
+    {
+      at: 40,
+      row: ({ settings }) => {
+        const { needed, available } = capacityPlan(settings).gpus;
+        const short = [needed.min > available.min ? "minimum" : "", needed.max > available.max ? "maximum" : ""].filter(Boolean);
+        return {
+          label: "capacity",
+          lines: [
+            `GPUs needed ${range(needed.min, needed.max)}, available ${range(available.min, available.max)} (minimum..maximum)` +
+              (short.length ? ` · short at the ${short.join(" and the ")} (see the plan's warnings)` : " · fits"),
+          ],
+        };
+      },
+    },
+    { at: 50, row: ({ settings, region }) => costRow(stackCost({ ...settings, region })) },
+  ],
   securityGroups: (ctx) => ({ gpuNodes: ctx.need("gpuNodes").ref.securityGroupId }),
   outputs(ctx) {
     const gpuNodes = ctx.need("gpuNodes");
@@ -86,3 +125,32 @@ export const gpuComponent: ComponentDescriptor = {
     };
   },
 };
+
+/** The summary's cost row: the GPU nodes' on-demand price at the scaling minimum and maximum (./cost.ts). */
+function costRow(cost: StackCost): SummaryRow {
+  const lines: string[] = [];
+  for (const ng of cost.nodeGroups) {
+    const p = ng.priced;
+    if (ng.monthlyUsd && p.hourlyUsd !== undefined) {
+      const which = ng.prices.length > 1 ? `, the first of gpu.instanceTypes` : "";
+      lines.push(
+        `${usd(ng.monthlyUsd.min)}/month at minimum, ${usd(ng.monthlyUsd.max)}/month at maximum ` +
+          `(${range(ng.nodes.min, ng.nodes.max)} × ${p.type}${which} at $${p.hourlyUsd}/h in ${cost.region})`,
+      );
+    } else {
+      lines.push(`price unknown: ${p.type} has no on-demand price in ${cost.region} in the price table`);
+    }
+    if (ng.spread) {
+      const s = ng.spread;
+      lines.push(
+        `  with the other instance types: ${usdRange({ min: s.low.min, max: s.high.min })}/month at minimum, ` +
+          `${usdRange({ min: s.low.max, max: s.high.max })} at maximum (${s.cheapest} cheapest, ${s.dearest} dearest)`,
+      );
+    }
+    const unknown = ng.unpriced.filter((t) => t !== p.type);
+    if (unknown.length) lines.push(`  price unknown in ${cost.region}: ${list(unknown)}`);
+  }
+  lines.push(`on demand, ${cost.hoursPerMonth} h/month; prices: ${cost.source.source}, as of ${cost.source.asOf} (components/upstream/ec2-prices.ts)`);
+  lines.push(`leaves out: ${COST_EXCLUDES.join(", ")}`);
+  return { label: "cost", lines };
+}

@@ -9,6 +9,7 @@ import { MONITORING_NAMESPACE } from "../contracts";
 import { KPS_PROMETHEUS_SERVICE } from "../upstream/kube-prometheus-stack";
 import * as v from "valibot";
 import { sectionSpec, type ComponentDescriptor } from "../component";
+import { plural } from "../summary-text";
 import { monitoringSettings, resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
 import { alertmanagerReceiversSecret, alertmanagerSecretData, needsAlertmanagerSecret } from "./alertmanager";
 import {
@@ -129,6 +130,25 @@ export const monitoringComponent: ComponentDescriptor = {
     );
     return { monitoring };
   },
+  summary: [
+    {
+      at: 70,
+      row: ({ settings }) => {
+        const m = settings.monitoring;
+        const a = m.alerting;
+        const receivers: string[] = [];
+        // Only whether each is set, never a value: keys and webhook URLs are secrets or near enough.
+        if (a.pagerduty) receivers.push("pagerduty");
+        if (a.slack) receivers.push(a.slack.channel ? `slack (${a.slack.channel})` : "slack");
+        if (a.webhook) receivers.push("webhook");
+        if (a.heartbeat) receivers.push("heartbeat");
+        const alerting = a.enabled
+          ? `Alertmanager × ${a.replicas} → ${receivers.length ? receivers.join(", ") : "no receiver set"}`
+          : "Alertmanager off (alerts evaluate in Prometheus only)";
+        return { label: "monitoring", lines: [`retention ${m.retention} · ${plural(m.prometheusReplicas, "Prometheus replica")} · ${alerting}`] };
+      },
+    },
+  ],
   outputs(ctx) {
     const m = ctx.need("monitoring");
     return { monitoringNamespace: m.namespace, grafanaAdminSecret: m.grafanaAdminSecretName, prometheusUrl: m.prometheusUrl };

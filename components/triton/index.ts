@@ -10,8 +10,17 @@ import { PROMETHEUS_PODS, type ServingGroupAlertRef, type ServingGroupRef, type 
 import { sectionSpec, type ComponentDescriptor } from "../component";
 import { gatewayPods } from "../gateway/network";
 import { tritonNetworkNeeds, tritonPods } from "./network";
+import { list, pct, plural, range } from "../summary-text";
 import { warn } from "../../lib/warnings";
-import { resolveTritonServer, servingGroupRef, tritonGroupWarnings, tritonSection, type ResolvedTritonServer, type TritonServerArgs } from "./schema";
+import {
+  hpaBounds,
+  resolveTritonServer,
+  servingGroupRef,
+  tritonGroupWarnings,
+  tritonSection,
+  type ResolvedTritonServer,
+  type TritonServerArgs,
+} from "./schema";
 import {
   ADMIN_KEY_LENGTH,
   tritonAdminSecret,
@@ -181,6 +190,29 @@ export const tritonComponent: ComponentDescriptor = {
       // Triton's egress to its models: 443 (S3, STS for IRSA) or 2049 (EFS).
       modelRepositoryEgressPort: ctx.need("modelRepository").binding.egressPort,
     }),
+  summary: [
+    {
+      at: 30,
+      row: ({ settings: c }) => {
+        const lines: string[] = [];
+        for (const g of c.triton.groups) {
+          const hpa = hpaBounds(g.replicas, g.hpa);
+          const models = g.models?.length ? `models ${list(g.models)}` : `model control ${g.modelControlMode}`;
+          lines.push(
+            `${g.name}: Triton ${g.image.tag} · ${plural(g.replicas, "replica")}, HPA ${range(hpa.min, hpa.max)} · per pod ` +
+              `${g.gpu.count} GPU (${g.gpu.type}), ${g.cpu} CPU, ${g.memory} · ${models}`,
+          );
+          if (g.canary) {
+            const tag = g.canary.image?.tag ?? g.image.tag;
+            const shares = [`mirror ${pct(c.gateway.mirrorPercent)} of requests`, `traffic ${pct(g.canary.trafficPercent)}`];
+            const canaryModels = g.canary.models ? ` · models ${list(g.canary.models)}` : "";
+            lines.push(`  canary: Triton ${tag}${tag === g.image.tag ? " (same release)" : ""} × ${g.canary.replicas} · ${shares.join(", ")}${canaryModels}`);
+          }
+        }
+        return { label: "serving", lines: lines.length ? lines : ["no serving groups"] };
+      },
+    },
+  ],
   outputs: (ctx) => ({
     servingGroupNames: ctx.need("servingGroups").map((g) => g.name),
     tritonStatefulSets: ctx.need("tritonServers").flatMap((t) => t.resolved.tracks.map((x) => x.name)),
