@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { POD_SECURITY_VERSION } from "./upstream/pod-security";
+import type { ComponentDescriptor } from "./component";
 
 export interface ServingNamespaceArgs {
   /** Namespace name. */
@@ -42,3 +43,25 @@ export class ServingNamespace extends pulumi.ComponentResource {
     this.registerOutputs({ name: this.name });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+declare module "./component" {
+  interface Produced {
+    /** The serving namespace (Pod Security "restricted"): serving, the gateway and the firewall's policies live in it. */
+    servingNamespace: ServingNamespace;
+  }
+}
+
+/** The serving namespace, named by triton.namespace, created before anything that runs in it. */
+export const namespaceComponent: ComponentDescriptor = {
+  name: "namespace",
+  policyDomains: ["workloads"],
+  build: (ctx) => ({
+    servingNamespace: new ServingNamespace(
+      "triton",
+      { name: ctx.settings.triton.namespace, labels: ctx.need("labels") },
+      { provider: ctx.need("cluster").k8s },
+    ),
+  }),
+  outputs: (ctx) => ({ tritonNamespace: ctx.need("servingNamespace").name }),
+};

@@ -1,6 +1,9 @@
 // Names and labels every component agrees on: the one place the platform's own
 // conventions live (upstream names live in components/upstream/*).
-import type { Environment } from "./cluster/schema";
+
+/** The environments a stack can be; they pick production defaults and policy levels. */
+export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** What the standard labels and tags are made of. */
 export interface StackIdentity {
@@ -39,13 +42,3 @@ export function standardTags(cfg: StackIdentity): Record<string, string> {
 
 export const STANDARD_LABEL_KEYS = ["app.kubernetes.io/part-of", "app.kubernetes.io/managed-by", ENVIRONMENT_LABEL];
 export const STANDARD_TAG_KEYS = [ENVIRONMENT_TAG, "triton-platform:stack", "managed-by"];
-
-/**
- * The labels of `labels` a chart does not set itself, for its commonLabels/customLabels value.
- * A key the chart's own label helper also writes appears twice in the rendered metadata, and
- * Helm's value wins (managed-by: Helm, part-of: the chart's name): the stack's value would be
- * a setting that does nothing. `chartOwned` comes from the chart's upstream module.
- */
-export function labelsChartDoesNotOwn(labels: Readonly<Record<string, string>>, chartOwned: readonly string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(labels).filter(([k]) => !chartOwned.includes(k)));
-}

@@ -69,6 +69,70 @@ export interface PodConnections {
   readonly allowTo?: readonly Connection[];
 }
 
+/**
+ * A connection between two pod sets that the firewall guards, declared once (cdk8s-plus'
+ * `PodConnections.allowTo`): it writes both sides. Ingress on `to`, in its own NetworkPolicy
+ * `<to>-<name>-from-<from>`; egress on `from`, added to the caller's `<from>-egress` policy
+ * (created with only this egress when the caller declares none). The side that is added to
+ * need not be edited: a new component declares who calls it, and the caller's egress follows.
+ */
+export interface PodLink {
+  /** What the connection is for ("serving"): the ingress policy is named after it. */
+  readonly name: string;
+  /** The calling pods. */
+  readonly from: PodSet;
+  /** The called pods. */
+  readonly to: PodSet;
+  /** At least one. */
+  readonly ports: readonly PortSpec[];
+}
+
+/** `from` may open connections to `to` on `ports`, and `to` accepts them: both sides from one declaration. */
+export const allowTo = (name: string, from: PodSet, to: PodSet, ports: readonly PortSpec[]): PodLink => ({ name, from, to, ports });
+
+/** The NetworkPolicy name of a pod set's egress (where links add the caller's side). */
+export const egressPolicyName = (pods: Pick<PodSet, "name">) => `${pods.name}-egress`;
+
+/** The PodConnections a need's links and connections make, before their callers' egress is added (see withLinks). */
+function linkIngress(l: PodLink): PodConnections {
+  return { name: `${l.to.name}-${l.name}-from-${l.from.name}`, pods: l.to, allowFrom: [{ peers: [podsPeer(l.from)], ports: l.ports }] };
+}
+
+/**
+ * Every need with its links written out as plain connections and security-group rules: the called side's ingress policy
+ * first among the need's own connections, the caller's egress appended to its `<from>-egress`
+ * policy wherever that is declared (or a new one at the end of the declaring need).
+ */
+export function withLinks(needs: readonly NetworkNeeds[]): NetworkNeeds[] {
+  const out = needs.map((n): NetworkNeeds => {
+    const { links, securityGroupLinks, ...rest } = n;
+    const sg = (securityGroupLinks ?? []).map(sgLinkRules);
+    return {
+      ...rest,
+      ...(links?.length ? { connections: [...links.map(linkIngress), ...(n.connections ?? [])] } : {}),
+      ...(sg.length ? { securityGroupRules: [...(n.securityGroupRules ?? []), ...sg.map((r) => r.egress), ...sg.map((r) => r.ingress)] } : {}),
+    };
+  });
+  needs.forEach((n, i) => {
+    for (const l of n.links ?? []) {
+      const egress = { peers: [podsPeer(l.to)], ports: l.ports };
+      const name = egressPolicyName(l.from);
+      const at = out.findIndex((o) => (o.connections ?? []).some((c) => c.name === name && c.pods.namespace === l.from.namespace));
+      if (at >= 0) {
+        out[at] = {
+          ...out[at],
+          connections: out[at].connections!.map((c) =>
+            c.name === name && c.pods.namespace === l.from.namespace ? { ...c, allowTo: [...(c.allowTo ?? []), egress] } : c,
+          ),
+        };
+      } else {
+        out[i] = { ...out[i], connections: [...(out[i].connections ?? []), { name, pods: l.from, allowTo: [egress] }] };
+      }
+    }
+  });
+  return out;
+}
+
 // ---- Security groups --------------------------------------------------------------------
 /**
  * A symbolic security group: "gpuNodes" (the GPU nodes' group), "cluster" (the EKS cluster
@@ -99,13 +163,41 @@ export interface SgRuleSpec {
   readonly description: string;
 }
 
+/**
+ * Traffic between two security groups, declared once: an egress rule on `from` and an ingress
+ * rule on `to` (AWS checks both groups: a group without the egress rule drops what the other admits).
+ */
+export interface SgLink {
+  readonly from: SgRef;
+  readonly to: SgRef;
+  readonly fromPort: number;
+  readonly toPort: number;
+  /** The egress rule on `from`: its resource name suffix and description. */
+  readonly egress: { readonly name: string; readonly description: string };
+  /** The ingress rule on `to`. */
+  readonly ingress: { readonly name: string; readonly description: string };
+}
+
+/** The two rules of an SgLink: egress on `from`, ingress on `to`. */
+export function sgLinkRules(l: SgLink): { egress: SgRuleSpec; ingress: SgRuleSpec } {
+  const ports = { fromPort: l.fromPort, toPort: l.toPort };
+  return {
+    egress: { ...l.egress, direction: "egress", securityGroup: l.from, ...ports, peer: { securityGroup: l.to } },
+    ingress: { ...l.ingress, direction: "ingress", securityGroup: l.to, ...ports, peer: { securityGroup: l.from } },
+  };
+}
+
 /** Everything one component needs from the network. */
 export interface NetworkNeeds {
   /** Which component declares these (named in error messages). */
   readonly component: string;
+  /** Connections from another guarded pod set to these pods (or from these to another): both sides written from each. */
+  readonly links?: readonly PodLink[];
   readonly connections?: readonly PodConnections[];
   readonly securityGroups?: readonly SecurityGroupNeed[];
   readonly securityGroupRules?: readonly SgRuleSpec[];
+  /** Traffic between two groups: both rules from each (after securityGroupRules: every link's egress, then every link's ingress). */
+  readonly securityGroupLinks?: readonly SgLink[];
 }
 
 /** A CIDR as a resource-name fragment: 10.10.0.0/16 → 10-10-0-0-16. */

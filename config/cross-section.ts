@@ -2,7 +2,6 @@
 // keys, defaults and rules are its component's schema (components/<c>/schema.ts); what is
 // here could not be checked by one component alone. Each rule names the key it reports on
 // and states itself for the docs (npm run docs adds it to that key's rule column).
-import type * as v from "valibot";
 import type { CheckContext } from "../lib/schema";
 import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
 import { checkTritonImages } from "../components/gpu/compatibility";
@@ -11,11 +10,11 @@ import { canaryImageRef, imageRef } from "../components/triton/schema";
 import { zonesNotOfRegion } from "../components/cluster/schema";
 import { DCGM_EXPORTER_BY_OPERATOR, dcgmLabels } from "../components/upstream/dcgm";
 import { AWS_REGIONS, isAwsRegion, regionOfZone } from "../components/upstream/aws-regions";
-import type { sectionsSchema } from "./schema";
-import { capacityProblems, type CapacityProblem } from "./capacity";
+import type { StackSettings } from "../components/component";
+import { capacityProblems, type CapacityProblem } from "../components/gpu/capacity";
 
 /** The configuration as the cross-section rules see it: every section parsed and defaulted. */
-export type ParsedSections = v.InferOutput<typeof sectionsSchema>;
+export type ParsedSections = StackSettings;
 
 export interface CrossSectionRule {
   /** The key the rule reports on, as the docs name it (`gpu.maxUnavailable`, `triton.groups[].gpu.type`). */

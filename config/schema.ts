@@ -1,41 +1,46 @@
-// The stack configuration: every `triton-platform:*` key, its rule and its default.
-// Each top-level key is a section; later components add theirs to `sections` below.
-import * as v from "valibot";
+// The stack configuration: every `triton-platform:*` key, its rule and its default. Each
+// top-level key is a section owned by one component (its descriptor's `sections`,
+// components/registry.ts); they are composed here in registry order, then the rules that span
+// sections (config/cross-section.ts) run over the whole.
+import type * as v from "valibot";
 import { refined, section } from "../lib/schema";
-import { clusterSettings, environmentSetting, tagsSetting } from "../components/cluster/schema";
-import { monitoringSettings } from "../components/monitoring/schema";
-import { gpuSettings } from "../components/gpu/schema";
-import { modelRepositorySettings } from "../components/model-repository/schema";
-import { gatewaySettings } from "../components/gateway/schema";
-import { tritonSection } from "../components/triton/schema";
-import { storageSettings } from "../components/storage/schema";
-import { autoscalerSettings } from "../components/autoscaler/schema";
+import type { StackSettings } from "../components/component";
+import { REGISTRY } from "../components/registry";
 import { CROSS_SECTION_RULES } from "./cross-section";
 
-export { ENVIRONMENTS } from "../components/cluster/schema";
+export { ENVIRONMENTS } from "../components/naming";
 
-export const sections = {
-  environment: environmentSetting,
-  cluster: clusterSettings,
-  tags: tagsSetting,
-  triton: tritonSection,
-  gpu: gpuSettings,
-  autoscaler: v.optional(autoscalerSettings, {}),
-  modelRepository: modelRepositorySettings,
-  storage: v.optional(storageSettings, {}),
-  /** Observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter. */
-  monitoring: v.optional(monitoringSettings, {}),
-  gateway: v.optional(gatewaySettings, {}),
+type SectionKey = keyof StackSettings;
+
+/** Every component's sections, in registry order: key → its schema and docs page. */
+const SECTION_SPECS = (() => {
+  const specs: Partial<Record<SectionKey, { schema: v.GenericSchema; page: string; owner: string }>> = {};
+  for (const d of REGISTRY) {
+    for (const [key, spec] of Object.entries(d.sections ?? {}) as [SectionKey, { schema: v.GenericSchema; page: string }][]) {
+      const taken = specs[key];
+      if (taken) throw new Error(`components/registry.ts: section "${key}" of component ${d.name} is owned by ${taken.owner} already`);
+      specs[key] = { ...spec, owner: d.name };
+    }
+  }
+  return specs as Record<SectionKey, { schema: v.GenericSchema; page: string; owner: string }>;
+})();
+
+/** Each section's schema, by key (its own component's schema). */
+export const sections = Object.fromEntries(Object.entries(SECTION_SPECS).map(([k, s]) => [k, s.schema])) as {
+  readonly [K in SectionKey]: v.GenericSchema<unknown, StackSettings[K]>;
 };
 
 /** Every section, each checked by its own component's schema. */
-export const sectionsSchema = section(sections);
+export const sectionsSchema = section(sections as Record<SectionKey, v.GenericSchema<unknown, StackSettings[SectionKey]>>) as unknown as v.GenericSchema<
+  unknown,
+  StackSettings
+>;
 
 // Then the rules that span sections (config/cross-section.ts); each names the key it is about.
 export const stackConfigSchema = refined(sectionsSchema, ...CROSS_SECTION_RULES.map((r) => r.check));
 
 /** The validated, defaulted configuration that index.ts hands to the components. */
-export type StackConfig = v.InferOutput<typeof stackConfigSchema> & {
+export type StackConfig = StackSettings & {
   /** The Pulumi stack name (dev, staging, prod, …). */
   stack: string;
   /** aws:region of the stack. */
@@ -46,15 +51,4 @@ export type StackConfig = v.InferOutput<typeof stackConfigSchema> & {
 export { awsRegion } from "../components/cluster/schema";
 
 /** The docs page of each section (its key table is generated there by npm run docs); "" for none. */
-export const SECTION_PAGES: Record<keyof typeof sections, string> = {
-  environment: "",
-  cluster: "",
-  tags: "",
-  triton: "docs/triton-serving.md",
-  gpu: "docs/gpu-nodes.md",
-  autoscaler: "docs/autoscaler.md",
-  modelRepository: "docs/model-repository.md",
-  storage: "docs/storage.md",
-  monitoring: "docs/monitoring.md",
-  gateway: "docs/gateway-and-firewall.md",
-};
+export const SECTION_PAGES = Object.fromEntries(Object.entries(SECTION_SPECS).map(([k, s]) => [k, s.page])) as Readonly<Record<SectionKey, string>>;

@@ -20,14 +20,14 @@ import {
 } from "../components/firewall";
 import { gatewayNetworkNeeds, gatewayPods } from "../components/gateway/network";
 import { tritonNetworkNeeds, tritonPods } from "../components/triton/network";
-import { ANYWHERE, cidrPeer, dnsEgress, namespacePeer, podsPeer, tcp, type NetworkNeeds, type PodSet } from "../components/network";
+import { allowTo, ANYWHERE, cidrPeer, dnsEgress, namespacePeer, podsPeer, tcp, withLinks, type NetworkNeeds, type PodSet } from "../components/network";
 import { NETWORK_POLICY as NP, SECURITY_GROUP_INGRESS_RULE as SG_RULE } from "../policies/rules/types";
 
 const triton = tritonPods("triton");
 const gateway = gatewayPods("triton");
 const stackNeeds: NetworkNeeds[] = [
   tritonNetworkNeeds({ pods: triton, servedBy: gateway, scrapedBy: PROMETHEUS_PODS, modelRepositoryEgressPort: 443 }),
-  gatewayNetworkNeeds({ pods: gateway, clientCidrs: ["10.10.0.0/16"], clientNamespaces: ["ml-apps"], scrapedBy: PROMETHEUS_PODS, upstream: triton }),
+  gatewayNetworkNeeds({ pods: gateway, clientCidrs: ["10.10.0.0/16"], clientNamespaces: ["ml-apps"], scrapedBy: PROMETHEUS_PODS }),
 ];
 
 /** A component the firewall has never heard of: a response cache the gateway calls. */
@@ -238,7 +238,7 @@ describe("the firewall composes declared network needs", () => {
     assert.deepEqual(securityGroupsToCreate(r), [{ ref: "gatewayLb", name: "gateway-lb", description: "Triton gateway NLB: client CIDRs to 8000/8001 only" }]);
     // Without client CIDRs the gateway declares no load balancer, hence no group and no rule naming it.
     const noClients = resolveFirewallArgs(
-      args([stackNeeds[0], gatewayNetworkNeeds({ pods: gateway, clientCidrs: [], clientNamespaces: [], scrapedBy: PROMETHEUS_PODS, upstream: triton })]),
+      args([stackNeeds[0], gatewayNetworkNeeds({ pods: gateway, clientCidrs: [], clientNamespaces: [], scrapedBy: PROMETHEUS_PODS })]),
     );
     assert.deepEqual(securityGroupsToCreate(noClients), []);
     assert.ok(
@@ -299,6 +299,81 @@ describe("the firewall composes declared network needs", () => {
     ]);
   });
 
+  it("a connection declared once writes both sides: the callee's ingress and the caller's egress", () => {
+    // The cache declares that the gateway calls it; the gateway's declaration is not edited.
+    const cache: NetworkNeeds = { component: "cache", links: [allowTo("serving", gateway, cacheInServingNs, [tcp(6379)])] };
+    const ps = compose([...stackNeeds, cache]);
+    const ingress = ps.find((p) => p.metadata.name === "cache-serving-from-gateway")!;
+    assert.deepEqual(ingress.spec.podSelector, { matchLabels: cacheInServingNs.labels });
+    assert.deepEqual(ingress.spec.ingress, [{ from: [{ podSelector: { matchLabels: gateway.labels } }], ports: [{ protocol: "TCP", port: 6379 }] }]);
+    const egress = ps.find((p) => p.metadata.name === "gateway-egress")!;
+    // DNS as the gateway declared it, then Triton (Triton's link), then the cache (the cache's link).
+    assert.deepEqual(
+      egress.spec.egress.slice(1).map((r: any) => [r.to[0].podSelector.matchLabels, r.ports.map((x: any) => x.port)]),
+      [
+        [triton.labels, [8000, 8001]],
+        [cacheInServingNs.labels, [6379]],
+      ],
+    );
+    // Without the link, the gateway reaches neither: the default-deny egress of the namespace holds.
+    const without = compose([{ ...stackNeeds[0], links: [] }, stackNeeds[1]]);
+    assert.deepEqual(without.find((p) => p.metadata.name === "gateway-egress")!.spec.egress.length, 1);
+    assert.ok(!without.some((p) => p.metadata.name === "triton-serving-from-gateway"));
+  });
+
+  it("a caller that declares no egress policy gets one holding only the link; a pod set in another namespace keeps its own", () => {
+    const worker: PodSet = { name: "worker", namespace: "batch", labels: { app: "worker" } };
+    const ps = compose([...stackNeeds, { component: "cache", links: [allowTo("serving", worker, cacheInOwnNs, [tcp(6379)])] }]);
+    const egress = ps.find((p) => p.metadata.namespace === "batch" && p.metadata.name === "worker-egress")!;
+    assert.deepEqual(egress.spec.policyTypes, ["Egress"]);
+    assert.deepEqual(egress.spec.egress, [
+      {
+        to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "cache" } }, podSelector: { matchLabels: cacheInOwnNs.labels } }],
+        ports: [{ protocol: "TCP", port: 6379 }],
+      },
+    ]);
+    const ingress = ps.find((p) => p.metadata.namespace === "cache" && p.metadata.name === "cache-serving-from-worker")!;
+    assert.deepEqual(ingress.spec.ingress[0].from, [
+      { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "batch" } }, podSelector: { matchLabels: worker.labels } },
+    ]);
+  });
+
+  it("a security-group link writes the egress on one group and the ingress on the other", () => {
+    const [n] = withLinks([
+      {
+        component: "cache",
+        securityGroupLinks: [
+          {
+            from: "cluster",
+            to: "gpuNodes",
+            fromPort: 6379,
+            toPort: 6379,
+            egress: { name: "a", description: "out" },
+            ingress: { name: "b", description: "in" },
+          },
+        ],
+      },
+    ]);
+    assert.deepEqual(n.securityGroupRules, [
+      { name: "a", description: "out", direction: "egress", securityGroup: "cluster", fromPort: 6379, toPort: 6379, peer: { securityGroup: "gpuNodes" } },
+      { name: "b", description: "in", direction: "ingress", securityGroup: "gpuNodes", fromPort: 6379, toPort: 6379, peer: { securityGroup: "cluster" } },
+    ]);
+    // The gateway's NLB: its group's egress to the pods and the pods' ingress from it come from one declaration each.
+    const lb = securityGroupRules(resolveFirewallArgs(args(stackNeeds)));
+    for (const [out, into] of [
+      ["gateway-lb-to-pods", "cluster-gateway-from-lb"],
+      ["gateway-lb-health-to-pods", "cluster-gateway-health-from-lb"],
+    ]) {
+      const e = lb.find((r) => r.name === out)!;
+      const i = lb.find((r) => r.name === into)!;
+      assert.deepEqual([e.direction, e.securityGroup, e.peer], ["egress", "gatewayLb", { securityGroup: "cluster" }]);
+      assert.deepEqual(
+        [i.direction, i.securityGroup, i.peer, i.fromPort, i.toPort],
+        ["ingress", "cluster", { securityGroup: "gatewayLb" }, e.fromPort, e.toPort],
+      );
+    }
+  });
+
   it("the firewall policies hold over the composed output, with a component added", async () => {
     const resources = asResources([...stackNeeds, cacheNeeds(cacheInServingNs), cacheNeeds(cacheInOwnNs)].map((n, i) => (i === 3 ? renamed(n) : n)));
     for (const rule of ["firewall-no-world-ingress-on-triton-ports", "firewall-triton-metrics-only-from-monitoring"]) {
@@ -316,7 +391,8 @@ describe("the firewall composes declared network needs", () => {
       const text = readFileSync(join(dir, f), "utf8");
       const imports = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1]).filter((m) => m.startsWith("."));
       assert.deepEqual(
-        imports.filter((m) => !["./builders", "./schema", "../network", "../../lib/cidr", "../../lib/schema"].includes(m)),
+        // ../component: the descriptor's types (it names no component either).
+        imports.filter((m) => !["./builders", "./schema", "../network", "../component", "../../lib/cidr", "../../lib/schema"].includes(m)),
         [],
         `${f} imports a component`,
       );

@@ -55,7 +55,7 @@ function firewallArgs(over: Partial<Stack> = {}): FirewallArgs {
     labels: { "app.kubernetes.io/part-of": "triton-platform" },
     needs: [
       tritonNetworkNeeds({ pods: triton, servedBy: gateway, scrapedBy: PROMETHEUS_PODS, modelRepositoryEgressPort: s.modelRepositoryEgressPort }),
-      gatewayNetworkNeeds({ pods: gateway, clientCidrs: s.clientCidrs, clientNamespaces: s.clientNamespaces, scrapedBy: PROMETHEUS_PODS, upstream: triton }),
+      gatewayNetworkNeeds({ pods: gateway, clientCidrs: s.clientCidrs, clientNamespaces: s.clientNamespaces, scrapedBy: PROMETHEUS_PODS }),
       ...(s.efs ? [efsNeeds] : []),
     ],
     vpcId: "vpc-1",

@@ -12,7 +12,8 @@ import { COST_EXCLUDES, costDelta, costInputOfValues, formatCostDelta, signedUsd
 import { EC2_ON_DEMAND_USD_PER_HOUR, HOURS_PER_MONTH, onDemandHourlyUsd, onDemandMonthlyUsd, PRICED_REGIONS } from "../components/upstream/ec2-prices";
 import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
 import { AWS_REGIONS } from "../components/upstream/aws-regions";
-import { summaryMarkdown, summaryRows, summaryText, type SummaryInput, type SummaryPolicy } from "../tools/planner/summary";
+import { policyRow, summaryMarkdown, summaryText, type SummaryPolicy } from "../tools/planner/summary";
+import { summaryRows } from "../config/summary";
 import { fixtureConfig, fixtureStack, fixtureValues, fixtureYaml, type Overrides } from "./support/stacks";
 import { git, planFixture, runTool, tempProject } from "./helpers";
 import { formatText } from "../tools/planner/report";
@@ -37,7 +38,7 @@ const POLICY: SummaryPolicy = {
 
 function summaryOf(shape: string, edit: Overrides = {}, policy: SummaryPolicy = POLICY): string {
   const config = resolved(shape, edit);
-  return summaryText(summaryRows({ config, capacity: capacityPlan(config), cost: stackCost(config), policy })).join("\n");
+  return summaryText([...summaryRows(config), policyRow(policy)]).join("\n");
 }
 
 const hourly = (type: string, region: string) => {
@@ -309,20 +310,18 @@ describe("the summary of a stack", () => {
       ],
       levelsFile: "policies/config/staging.json",
     };
-    const text = summaryText(summaryRows({ config: withTraffic, capacity: capacityPlan(withTraffic), policy })).join("\n");
+    const text = summaryText([...summaryRows(withTraffic), policyRow(policy)]).join("\n");
     assert.match(text, /canary: Triton 25\.02-py3 × 1 · mirror 10 % of requests, traffic 20 %/);
     // The default share (0) is said too: the canary gets mirrored requests only.
     assert.match(summaryOf("staging"), /canary: Triton 25\.02-py3 × 1 · mirror 10 % of requests, traffic 0 %/);
     assert.match(text, /from policies\/config\/staging\.json · 3 violations: 2 mandatory, 1 advisory \(triton-image-pinned, gateway-canary-mirrored\)/);
-    // Without a cost, its row is absent, not empty.
-    assert.doesNotMatch(text, /^cost /m);
   });
 
   it("names receivers by kind, never a secret or a receiver's URL", () => {
     for (const shape of ["staging", "prod"]) {
       const text = summaryOf(shape);
       const cfg = resolved(shape);
-      const md = summaryMarkdown(summaryRows({ config: cfg, capacity: capacityPlan(cfg), cost: stackCost(cfg) })).join("\n");
+      const md = summaryMarkdown(summaryRows(cfg)).join("\n");
       for (const out of [text, md]) {
         assert.doesNotMatch(out, /placeholder|secret|https?:\/\/|hooks\.slack/i, out);
       }
@@ -334,8 +333,8 @@ describe("the summary of a stack", () => {
 
   it("renders as Markdown: a bullet per row, further lines nested, Markdown's special characters escaped", () => {
     const cfg = resolved("prod");
-    const input: SummaryInput = { config: cfg, capacity: capacityPlan(cfg), cost: stackCost(cfg), policy: POLICY };
-    const md = summaryMarkdown(summaryRows(input));
+    const rows = [...summaryRows(cfg), policyRow(POLICY)];
+    const md = summaryMarkdown(rows);
     assert.ok(md[0].startsWith("- **stack**: prod · us-east-1"), md[0]);
     assert.ok(
       md.every((l) => /^(- \*\*[a-zA-Z ]+\*\*: | {2}- )/.test(l)),
@@ -345,7 +344,7 @@ describe("the summary of a stack", () => {
       md.some((l) => l.includes("AL2023\\_x86\\_64\\_NVIDIA")),
       "underscores escaped",
     );
-    assert.equal(md.filter((l) => l.startsWith("- ")).length, summaryRows(input).length);
+    assert.equal(md.filter((l) => l.startsWith("- ")).length, rows.length);
   });
 });
 

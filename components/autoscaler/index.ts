@@ -9,7 +9,10 @@ import { RolePolicy } from "@pulumi/aws/iam/rolePolicy";
 import { getCallerIdentityOutput } from "@pulumi/aws/getCallerIdentity";
 import { getPartitionOutput } from "@pulumi/aws/getPartition";
 import { oidcProviderArn } from "../upstream/aws-iam";
-import { resolveClusterAutoscalerArgs, type ClusterAutoscalerArgs } from "./schema";
+import * as v from "valibot";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { plural } from "../summary-text";
+import { autoscalerSettings, resolveClusterAutoscalerArgs, type ClusterAutoscalerArgs } from "./schema";
 import { autoscalerPolicy, autoscalerRelease, autoscalerRoleArgs, autoscalerTrustPolicy } from "./builders";
 
 export * from "./schema";
@@ -49,3 +52,55 @@ export class ClusterAutoscaler extends pulumi.ComponentResource {
     this.registerOutputs({ roleArn: this.roleArn, release: this.release.status });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+/** The stack file's `autoscaler` section: optional, every key defaulted. */
+const autoscalerSection = v.optional(autoscalerSettings, {});
+
+declare module "../component" {
+  interface StackSettings {
+    autoscaler: v.InferOutput<typeof autoscalerSection>;
+  }
+  interface Produced {
+    /** The Cluster Autoscaler, when autoscaler.enabled. */
+    autoscaler: ClusterAutoscaler;
+  }
+}
+
+/**
+ * The Cluster Autoscaler owns the GPU node group's desired size between its min and max (the
+ * node group ignores desiredSize after creation); it discovers the group by the tags EKS sets.
+ */
+export const autoscalerComponent: ComponentDescriptor = {
+  name: "autoscaler",
+  sections: { autoscaler: sectionSpec<"autoscaler">(autoscalerSection, "docs/autoscaler.md") },
+  policyDomains: ["autoscaler", "iam"],
+  build(ctx) {
+    const { autoscaler, cluster: clusterSettings } = ctx.settings;
+    if (!autoscaler.enabled) return;
+    const cluster = ctx.need("cluster");
+    const created = new ClusterAutoscaler(
+      "cluster-autoscaler",
+      { ...autoscaler, clusterName: clusterSettings.name, region: ctx.region, oidcIssuerUrl: cluster.oidcIssuerUrl, labels: ctx.need("labels") },
+      { providers: [cluster.aws, cluster.k8s], dependsOn: [ctx.need("gpuNodes")] },
+    );
+    return { autoscaler: created };
+  },
+  summary: [
+    {
+      at: 80,
+      row: ({ settings }) => {
+        const a = settings.autoscaler;
+        const { desired, min } = settings.gpu.scaling;
+        if (!a.enabled) return { label: "autoscaler", lines: [`off: the GPU node group stays at its creation size (${desired ?? min} nodes)`] };
+        const v = [a.version ? `chart ${a.version}` : "", a.imageTag ? `image ${a.imageTag}` : ""].filter(Boolean).join(", ");
+        return {
+          label: "autoscaler",
+          lines: [`Cluster Autoscaler${v ? ` (${v})` : ""} · ${plural(a.replicas, "replica")}${a.expander ? ` · expander ${a.expander}` : ""}`],
+        };
+      },
+    },
+  ],
+  // null when autoscaler.enabled is false.
+  outputs: (ctx) => ({ clusterAutoscalerRoleArn: ctx.find("autoscaler")?.roleArn ?? null }),
+};

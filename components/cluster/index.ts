@@ -4,7 +4,11 @@ import * as k8s from "@pulumi/kubernetes";
 import { Provider as AwsProvider } from "@pulumi/aws/provider";
 import { getClusterOutput, type GetClusterResult } from "@pulumi/aws/eks/getCluster";
 import { parseSettings } from "../../lib/schema";
-import { clusterArgsSettings } from "./schema";
+import type * as v from "valibot";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { standardLabels, standardTags } from "../naming";
+import { list } from "../summary-text";
+import { clusterArgsSettings, clusterSettings, environmentSetting, tagsSetting } from "./schema";
 
 export * from "./schema";
 
@@ -136,3 +140,47 @@ export class Cluster extends pulumi.ComponentResource {
     this.registerOutputs({ endpoint: this.endpoint, oidcIssuerUrl: this.oidcIssuerUrl });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+declare module "../component" {
+  interface StackSettings {
+    environment: v.InferOutput<typeof environmentSetting>;
+    cluster: v.InferOutput<typeof clusterSettings>;
+    tags: v.InferOutput<typeof tagsSetting>;
+  }
+  interface Produced {
+    /** The existing cluster: its providers (aws, k8s) and facts (VPC, security group, OIDC issuer). */
+    cluster: Cluster;
+    /** The standard labels of every Kubernetes object of the stack (naming.ts). */
+    labels: Record<string, string>;
+    /** The standard tags of every AWS resource (naming.ts), also the AWS provider's defaultTags. */
+    tags: Record<string, string>;
+  }
+}
+
+/** The existing cluster and the stack's identity: the providers everything else is created against. */
+export const clusterComponent: ComponentDescriptor = {
+  name: "cluster",
+  sections: {
+    environment: sectionSpec<"environment">(environmentSetting),
+    cluster: sectionSpec<"cluster">(clusterSettings),
+    tags: sectionSpec<"tags">(tagsSetting),
+  },
+  policyDomains: ["foundation"],
+  build({ settings, stack, region }) {
+    const tags = standardTags({ environment: settings.environment, stack, tags: settings.tags });
+    const cluster = new Cluster("cluster", { name: settings.cluster.name, region, tags });
+    return { cluster, labels: standardLabels(settings), tags };
+  },
+  securityGroups: (ctx) => ({ cluster: ctx.need("cluster").clusterSecurityGroupId }),
+  summary: [
+    {
+      at: 10,
+      row: ({ stack, region, settings: s }) => {
+        const env = s.environment !== stack ? ` (${s.environment})` : "";
+        return { label: "stack", lines: [`${stack}${env} · ${region} · cluster ${s.cluster.name} · zones ${list(s.cluster.zones)}`] };
+      },
+    },
+  ],
+  outputs: (ctx) => ({ environment: ctx.settings.environment, clusterName: ctx.need("cluster").name, clusterEndpoint: ctx.need("cluster").endpoint }),
+};

@@ -4,9 +4,9 @@ import * as v from "valibot";
 import { doc, mapping, oneOf, pattern, section, uniqueList } from "../../lib/schema";
 import { AWS_REGIONS, isAwsRegion, zonesOf } from "../upstream/aws-regions";
 
-/** The environments a stack can be; they pick production defaults and policy levels. */
-export const ENVIRONMENTS = ["dev", "staging", "prod"] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
+import { ENVIRONMENTS } from "../naming";
+
+export { ENVIRONMENTS, type Environment } from "../naming";
 
 const AWS_REGION_RULE = `must be an AWS region (${AWS_REGIONS.join(", ")})`;
 

@@ -11,6 +11,7 @@ import { SecurityGroupEgressRule } from "@pulumi/aws/vpc/securityGroupEgressRule
 import type { SgRef } from "../network";
 import { networkPolicies, networkPolicyResourceName, securityGroupRuleArgs, securityGroupRules, securityGroupsToCreate } from "./builders";
 import { resolveFirewallArgs, type FirewallArgs } from "./schema";
+import type { ComponentDescriptor } from "../component";
 
 export * from "./builders";
 export * from "./schema";
@@ -42,3 +43,36 @@ export class Firewall extends pulumi.ComponentResource {
     this.registerOutputs({ securityGroupIds: this.securityGroupIds });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+declare module "../component" {
+  interface Produced {
+    /** The ids of the security groups the Firewall created for the needs, by their symbolic name (e.g. gatewayLb). */
+    firewallSecurityGroupIds: Firewall["securityGroupIds"];
+  }
+}
+
+/**
+ * The firewall composes what every component declares of its pods' network needs (anything
+ * undeclared stays closed by its default-deny ingress). Before the components whose resources
+ * need a security group it creates (the gateway's load balancer).
+ */
+export const firewallComponent: ComponentDescriptor = {
+  name: "firewall",
+  policyDomains: ["firewall", "exposure"],
+  build(ctx) {
+    const cluster = ctx.need("cluster");
+    const firewall = new Firewall(
+      "firewall",
+      {
+        namespace: ctx.settings.triton.namespace,
+        labels: ctx.need("labels"),
+        needs: ctx.networkNeeds(),
+        vpcId: cluster.vpcId,
+        securityGroupIds: ctx.securityGroups(),
+      },
+      { providers: { aws: cluster.aws, kubernetes: cluster.k8s }, dependsOn: [ctx.need("servingNamespace")] },
+    );
+    return { firewallSecurityGroupIds: firewall.securityGroupIds };
+  },
+};

@@ -7,7 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as v from "valibot";
 import { isWorldOpen, parseCidr } from "../../lib/cidr";
 import { dnsLabel, doc, integer, list, mapping, oneOf, parseSettings, refined, section, str, type CheckContext, type DeepReadonly } from "../../lib/schema";
-import type { NetworkNeeds, SgRef } from "../network";
+import { withLinks, type NetworkNeeds, type SgRef } from "../network";
 
 const LABELS_RULE = "must be a mapping of label keys to values";
 const labels = v.pipe(mapping(LABELS_RULE), v.record(str(), v.string(LABELS_RULE), LABELS_RULE));
@@ -199,7 +199,8 @@ export type ResolvedFirewallArgs = Omit<Settings, "needs"> & {
 export function resolveFirewallArgs(args: FirewallArgs, name = "firewall"): ResolvedFirewallArgs {
   const { labels, vpcId, securityGroupIds, ...settings } = args;
   const schema = refined(firewallSettings, namesAndGroups(Object.keys(securityGroupIds)));
-  const s = parseSettings(schema, settings, `invalid arguments of Firewall "${name}"`);
+  // Links are written out first (both sides of each), so the rules below check what is created.
+  const s = parseSettings(schema, { ...settings, needs: withLinks(settings.needs) }, `invalid arguments of Firewall "${name}"`);
   // Assigning the schema's output to NetworkNeeds[] is what keeps the schema and the declaration types in step (tsc).
   const needs: readonly NetworkNeeds[] = s.needs;
   return { ...s, needs, labels, vpcId, securityGroupIds };

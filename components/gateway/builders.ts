@@ -8,6 +8,7 @@ import { ADMIN_DRAIN_PATHS, ADMIN_PATHS, ENVOY_BINARY, ENVOY_IMAGE_REPOSITORY, E
 import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap, type EnvoyConfigInput } from "./envoy-config";
 import type { ResolvedEnvoyGatewayArgs } from "./schema";
+import { restrictedSecurityContext } from "../security-context";
 
 const CONFIG_DIR = "/etc/envoy";
 export const GATEWAY_NAME = "triton-gateway";
@@ -107,6 +108,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
   const configText = gatewayBootstrapJson(r);
   const shutdown = gatewayShutdown(r);
   const podLabels = { ...r.labels, ...GATEWAY_POD_LABELS };
+  const security = restrictedSecurityContext({ uid: ENVOY_UID, gid: ENVOY_UID });
   return {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -125,12 +127,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
           automountServiceAccountToken: false,
           // Drain plus the longest request plus a margin (gatewayShutdown): in-flight inferences finish before SIGKILL.
           terminationGracePeriodSeconds: shutdown.terminationGracePeriodSeconds,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: ENVOY_UID,
-            runAsGroup: ENVOY_UID,
-            seccompProfile: { type: "RuntimeDefault" },
-          },
+          securityContext: security.pod,
           topologySpreadConstraints: [
             {
               maxSkew: 1,
@@ -171,12 +168,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
                 // Memory limit = request: a proxy that grows past it is leaking; no CPU limit (throttling adds tail latency).
                 limits: { memory: r.memory },
               },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ["ALL"] },
-              },
+              securityContext: security.container,
               volumeMounts: [
                 { name: "config", mountPath: CONFIG_DIR, readOnly: true },
                 { name: "tmp", mountPath: "/tmp" },

@@ -6,7 +6,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { gatewayConfigMap, gatewayDeployment, gatewayPodDisruptionBudget, gatewayService } from "./builders";
-import { resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "./schema";
+import * as v from "valibot";
+import { PROMETHEUS_PODS } from "../contracts";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { list, plural } from "../summary-text";
+import { GATEWAY_LB_SECURITY_GROUP, gatewayNetworkNeeds, gatewayPods } from "./network";
+import { gatewaySettings, resolveEnvoyGatewayArgs, type EnvoyGatewayArgs } from "./schema";
 
 export * from "./builders";
 export * from "./envoy-config";
@@ -32,3 +37,61 @@ export class EnvoyGateway extends pulumi.ComponentResource {
     this.registerOutputs({ serviceName: this.serviceName });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+/** The stack file's `gateway` section: optional, every key defaulted. */
+const gatewaySection = v.optional(gatewaySettings, {});
+
+declare module "../component" {
+  interface StackSettings {
+    gateway: v.InferOutput<typeof gatewaySection>;
+  }
+  interface Produced {
+    gateway: EnvoyGateway;
+  }
+}
+
+/** The Envoy gateway in front of the serving groups, behind its load balancer's security group (the Firewall creates it). */
+export const gatewayComponent: ComponentDescriptor = {
+  name: "gateway",
+  sections: { gateway: sectionSpec<"gateway">(gatewaySection, "docs/gateway-and-firewall.md") },
+  policyDomains: ["gateway", "exposure"],
+  build(ctx) {
+    const namespace = ctx.settings.triton.namespace;
+    const gateway = new EnvoyGateway(
+      "gateway",
+      {
+        ...ctx.settings.gateway,
+        namespace,
+        labels: ctx.need("labels"),
+        servingGroups: ctx.need("servingGroups"),
+        loadBalancerSecurityGroupId: ctx.need("firewallSecurityGroupIds")[GATEWAY_LB_SECURITY_GROUP],
+      },
+      { provider: ctx.need("cluster").k8s, dependsOn: [ctx.need("servingNamespace")] },
+    );
+    return { gateway };
+  },
+  network: (ctx) =>
+    gatewayNetworkNeeds({
+      pods: gatewayPods(ctx.settings.triton.namespace),
+      clientCidrs: ctx.settings.gateway.clientCidrs,
+      clientNamespaces: ctx.settings.gateway.clientNamespaces,
+      scrapedBy: PROMETHEUS_PODS,
+    }),
+  summary: [
+    {
+      at: 60,
+      row: ({ settings }) => {
+        const g = settings.gateway;
+        const lb = g.clientCidrs.length ? `${g.loadBalancerScheme} load balancer for ${list(g.clientCidrs)}` : "no load balancer (no gateway.clientCidrs)";
+        const inCluster = g.clientNamespaces.length ? ` · in-cluster callers from ${list(g.clientNamespaces)}` : "";
+        return { label: "gateway", lines: [`${lb} · ${plural(g.replicas, "replica")}${inCluster}`] };
+      },
+    },
+  ],
+  outputs: (ctx) => ({
+    gatewayServiceName: ctx.need("gateway").serviceName,
+    // null when the gateway has no load balancer (no client CIDRs: in-cluster clients only).
+    gatewayLoadBalancerSecurityGroupId: ctx.need("firewallSecurityGroupIds")[GATEWAY_LB_SECURITY_GROUP] ?? null,
+  }),
+};

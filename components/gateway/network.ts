@@ -3,8 +3,21 @@
 // NLB health checks and the kubelet; egress to DNS and the Triton pods only. On AWS, with
 // client CIDRs: the NLB's own frontend security group (admitting only them) and the rules
 // between it and the cluster group the gateway pods run in. The Firewall composes these.
-import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS, TRITON_PORTS } from "../contracts";
-import { ANYWHERE, cidrNames, cidrPeer, dnsEgress, namespacePeer, podsPeer, tcp, type NetworkNeeds, type PodSet, type SgRuleSpec } from "../network";
+import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS } from "../contracts";
+import {
+  ANYWHERE,
+  cidrNames,
+  cidrPeer,
+  dnsEgress,
+  egressPolicyName,
+  namespacePeer,
+  podsPeer,
+  tcp,
+  type NetworkNeeds,
+  type PodSet,
+  type SgLink,
+  type SgRuleSpec,
+} from "../network";
 import { ENVOY_READY_PORT } from "./envoy-config";
 
 /** The NLB's frontend security group, as the gateway's needs declare it (Firewall.securityGroupIds key). */
@@ -24,8 +37,6 @@ export interface GatewayNetworkArgs {
   readonly clientNamespaces: readonly string[];
   /** Pods that scrape the metrics listener (Prometheus). */
   readonly scrapedBy: PodSet;
-  /** The pods the gateway routes to (Triton). */
-  readonly upstream: PodSet;
 }
 
 /** Pure: the gateway's network needs. */
@@ -48,10 +59,11 @@ export function gatewayNetworkNeeds(a: GatewayNetworkArgs): NetworkNeeds {
         ],
       },
       {
-        name: `${pods.name}-egress`,
+        name: egressPolicyName(pods),
         pods,
-        // Envoy resolves the headless Services and talks to Triton; its static config needs no API server.
-        allowTo: [dnsEgress(), { peers: [podsPeer(a.upstream)], ports: [tcp(TRITON_PORTS.http), tcp(TRITON_PORTS.grpc)] }],
+        // Envoy resolves the headless Services; its static config needs no API server. What it
+        // routes to (Triton) is added here by the callee's link (components/network.ts allowTo).
+        allowTo: [dnsEgress()],
       },
     ],
     ...(a.clientCidrs.length > 0 ? loadBalancerNeeds(a.clientCidrs) : {}),
@@ -59,7 +71,7 @@ export function gatewayNetworkNeeds(a: GatewayNetworkArgs): NetworkNeeds {
 }
 
 /** The NLB's frontend group: each client CIDR in, and out only to the gateway pods (IP targets) and their /ready. */
-function loadBalancerNeeds(clientCidrs: readonly string[]): Pick<NetworkNeeds, "securityGroups" | "securityGroupRules"> {
+function loadBalancerNeeds(clientCidrs: readonly string[]): Pick<NetworkNeeds, "securityGroups" | "securityGroupRules" | "securityGroupLinks"> {
   const lb = GATEWAY_LB_SECURITY_GROUP;
   const { http, grpc } = GATEWAY_PORTS;
   const names = cidrNames(clientCidrs);
@@ -73,44 +85,31 @@ function loadBalancerNeeds(clientCidrs: readonly string[]): Pick<NetworkNeeds, "
       peer: { cidr },
       description: `Gateway HTTP/gRPC from client network ${cidr}`,
     })),
+  ];
+  // The NLB to the pods' cluster group, each connection once: egress on the NLB's group, ingress on the cluster's.
+  const links: SgLink[] = [
     {
-      name: "gateway-lb-to-pods",
-      direction: "egress",
-      securityGroup: lb,
+      from: lb,
+      to: "cluster",
       fromPort: http,
       toPort: grpc,
-      peer: { securityGroup: "cluster" },
-      description: "NLB to gateway pods (IP targets)",
+      egress: { name: "gateway-lb-to-pods", description: "NLB to gateway pods (IP targets)" },
+      ingress: { name: "cluster-gateway-from-lb", description: "Gateway pods from their NLB" },
     },
     {
-      name: "gateway-lb-health-to-pods",
-      direction: "egress",
-      securityGroup: lb,
+      from: lb,
+      to: "cluster",
       fromPort: ENVOY_READY_PORT,
       toPort: ENVOY_READY_PORT,
-      peer: { securityGroup: "cluster" },
-      description: "NLB health checks to the gateway's /ready listener",
-    },
-    {
-      name: "cluster-gateway-from-lb",
-      direction: "ingress",
-      securityGroup: "cluster",
-      fromPort: http,
-      toPort: grpc,
-      peer: { securityGroup: lb },
-      description: "Gateway pods from their NLB",
-    },
-    {
-      name: "cluster-gateway-health-from-lb",
-      direction: "ingress",
-      securityGroup: "cluster",
-      fromPort: ENVOY_READY_PORT,
-      toPort: ENVOY_READY_PORT,
-      peer: { securityGroup: lb },
-      description: "Gateway /ready from NLB health checks",
+      egress: { name: "gateway-lb-health-to-pods", description: "NLB health checks to the gateway's /ready listener" },
+      ingress: { name: "cluster-gateway-health-from-lb", description: "Gateway /ready from NLB health checks" },
     },
   ];
   // Rules are separate resources, never inline: inline and standalone rules on one group fight
   // each other on every update.
-  return { securityGroups: [{ ref: lb, name: "gateway-lb", description: "Triton gateway NLB: client CIDRs to 8000/8001 only" }], securityGroupRules: rules };
+  return {
+    securityGroups: [{ ref: lb, name: "gateway-lb", description: "Triton gateway NLB: client CIDRs to 8000/8001 only" }],
+    securityGroupRules: rules,
+    securityGroupLinks: links,
+  };
 }

@@ -13,7 +13,9 @@ import { SecurityGroupIngressRule } from "@pulumi/aws/vpc/securityGroupIngressRu
 import { getCallerIdentityOutput } from "@pulumi/aws/getCallerIdentity";
 import { getPartitionOutput } from "@pulumi/aws/getPartition";
 import type { ModelRepositoryBinding } from "../contracts";
-import { resolveModelRepositoryArgs, type ModelRepositoryArgs } from "./schema";
+import type * as v from "valibot";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { modelRepositorySettings, resolveModelRepositoryArgs, type ModelRepositoryArgs } from "./schema";
 import {
   kmsAliasArgs,
   kmsKeyArgs,
@@ -203,3 +205,53 @@ export class ModelRepository extends pulumi.ComponentResource {
     });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+declare module "../component" {
+  interface StackSettings {
+    modelRepository: v.InferOutput<typeof modelRepositorySettings>;
+  }
+  interface Produced {
+    /** The model repository: its binding (URI, IRSA service account or EFS claim, egress port) is what serving reads models through. */
+    modelRepository: ModelRepository;
+  }
+}
+
+/** Model repository (S3 + IRSA, or EFS): what the serving groups read their models from. */
+export const modelRepositoryComponent: ComponentDescriptor = {
+  name: "model-repository",
+  sections: { modelRepository: sectionSpec<"modelRepository">(modelRepositorySettings, "docs/model-repository.md") },
+  policyDomains: ["model-repository", "iam"],
+  build(ctx) {
+    const cluster = ctx.need("cluster");
+    const modelRepository = new ModelRepository(
+      "model-repository",
+      {
+        ...ctx.settings.modelRepository,
+        namespace: ctx.need("servingNamespace").name,
+        labels: ctx.need("labels"),
+        clusterRegion: ctx.region,
+        oidcIssuerUrl: cluster.oidcIssuerUrl,
+        vpcId: cluster.vpcId,
+        // NFS is admitted from the GPU nodes' own security group only.
+        nodeSecurityGroupId: ctx.need("gpuNodes").ref.securityGroupId,
+      },
+      { providers: [cluster.aws, cluster.k8s] },
+    );
+    return { modelRepository };
+  },
+  outputs(ctx) {
+    const m = ctx.need("modelRepository");
+    return {
+      modelRepositoryUri: m.uri,
+      // Backend-specific details (absent keys are simply not exported).
+      modelRepositoryDetails: {
+        bucketName: m.bucketName,
+        readerRoleArn: m.readerRoleArn,
+        publisherRoleArn: m.publisherRoleArn,
+        fileSystemId: m.fileSystemId,
+        serviceAccountName: m.binding.serviceAccountName,
+      },
+    };
+  },
+};

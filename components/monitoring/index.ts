@@ -7,7 +7,10 @@ import * as k8s from "@pulumi/kubernetes";
 import * as random from "@pulumi/random";
 import { MONITORING_NAMESPACE } from "../contracts";
 import { KPS_PROMETHEUS_SERVICE } from "../upstream/kube-prometheus-stack";
-import { resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
+import * as v from "valibot";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { plural } from "../summary-text";
+import { monitoringSettings, resolveMonitoringArgs, type MonitoringArgs, type ResolvedMonitoring } from "./schema";
 import { alertmanagerReceiversSecret, alertmanagerSecretData, needsAlertmanagerSecret } from "./alertmanager";
 import {
   alertsPrometheusRule,
@@ -84,3 +87,70 @@ export class Monitoring extends pulumi.ComponentResource {
     this.registerOutputs({ namespace: this.namespace, grafanaAdminSecretName: this.grafanaAdminSecretName, prometheusUrl: this.prometheusUrl });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+/** The stack file's `monitoring` section (observability: kube-prometheus-stack, scrape, alert rules, dashboards, prometheus-adapter): optional, every key defaulted. */
+const monitoringSection = v.optional(monitoringSettings, {});
+
+declare module "../component" {
+  interface StackSettings {
+    monitoring: v.InferOutput<typeof monitoringSection>;
+  }
+  interface Produced {
+    monitoring: Monitoring;
+  }
+}
+
+/**
+ * Observability: scrapes the serving groups' metrics Services through the contracts (not the
+ * serving component's code), so it can be created before or without it.
+ */
+export const monitoringComponent: ComponentDescriptor = {
+  name: "monitoring",
+  sections: { monitoring: sectionSpec<"monitoring">(monitoringSection, "docs/monitoring.md") },
+  policyDomains: ["monitoring", "secrets"],
+  build(ctx) {
+    const { triton, gpu, cluster } = ctx.settings;
+    const storage = ctx.need("storage");
+    const monitoring = new Monitoring(
+      "monitoring",
+      {
+        labels: ctx.need("labels"),
+        servingNamespace: triton.namespace,
+        // Each group's start-up budget and listed models, as the serving groups resolved them.
+        servingGroups: ctx.need("servingGroupAlerts"),
+        storageClassName: storage.storageClassName,
+        gpuOperatorVersion: gpu.operator.version,
+        gpuOperatorNamespace: gpu.operator.namespace,
+        zoneCount: cluster.zones.length,
+        ...ctx.settings.monitoring,
+      },
+      // The claims name the class: it exists before the volumes are provisioned.
+      { provider: ctx.need("cluster").k8s, dependsOn: [storage] },
+    );
+    return { monitoring };
+  },
+  summary: [
+    {
+      at: 70,
+      row: ({ settings }) => {
+        const m = settings.monitoring;
+        const a = m.alerting;
+        const receivers: string[] = [];
+        // Only whether each is set, never a value: keys and webhook URLs are secrets or near enough.
+        if (a.pagerduty) receivers.push("pagerduty");
+        if (a.slack) receivers.push(a.slack.channel ? `slack (${a.slack.channel})` : "slack");
+        if (a.webhook) receivers.push("webhook");
+        if (a.heartbeat) receivers.push("heartbeat");
+        const alerting = a.enabled
+          ? `Alertmanager × ${a.replicas} → ${receivers.length ? receivers.join(", ") : "no receiver set"}`
+          : "Alertmanager off (alerts evaluate in Prometheus only)";
+        return { label: "monitoring", lines: [`retention ${m.retention} · ${plural(m.prometheusReplicas, "Prometheus replica")} · ${alerting}`] };
+      },
+    },
+  ],
+  outputs(ctx) {
+    const m = ctx.need("monitoring");
+    return { monitoringNamespace: m.namespace, grafanaAdminSecret: m.grafanaAdminSecretName, prometheusUrl: m.prometheusUrl };
+  },
+};

@@ -4,7 +4,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import { ebsStorageClass, storageClassNameOf } from "./builders";
-import { resolveClusterStorageArgs, type ClusterStorageArgs } from "./schema";
+import * as v from "valibot";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { resolveClusterStorageArgs, storageSettings, type ClusterStorageArgs } from "./schema";
 
 export * from "./builders";
 export * from "./schema";
@@ -24,3 +26,31 @@ export class ClusterStorage extends pulumi.ComponentResource {
     this.registerOutputs({ storageClassName: this.storageClassName });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+/** The stack file's `storage` section: optional, every key defaulted. */
+const storageSection = v.optional(storageSettings, {});
+
+declare module "../component" {
+  interface StackSettings {
+    storage: v.InferOutput<typeof storageSection>;
+  }
+  interface Produced {
+    /** The StorageClass every persistent volume of the stack names. */
+    storage: ClusterStorage;
+  }
+}
+
+/**
+ * The StorageClass of the persistent volumes (created, or an existing one by name): EKS
+ * clusters created at 1.30+ have no default class, so every claim names this one.
+ */
+export const storageComponent: ComponentDescriptor = {
+  name: "storage",
+  sections: { storage: sectionSpec<"storage">(storageSection, "docs/storage.md") },
+  policyDomains: ["workloads"],
+  build: (ctx) => ({
+    storage: new ClusterStorage("storage", { ...ctx.settings.storage, labels: ctx.need("labels"), region: ctx.region }, { provider: ctx.need("cluster").k8s }),
+  }),
+  outputs: (ctx) => ({ storageClassName: ctx.need("storage").storageClassName }),
+};

@@ -25,6 +25,7 @@ import {
 } from "../contracts";
 import { tritonServerArgs } from "../upstream/tritonserver";
 import type { ResolvedTrack, ResolvedTritonServer } from "./schema";
+import { restrictedSecurityContext } from "../security-context";
 
 type Manifest<T> = T & { apiVersion: string; kind: string; metadata: { name: string; labels: Record<string, string> } };
 
@@ -99,6 +100,7 @@ export function startupFailureThreshold(r: Pick<ResolvedTritonServer, "modelLoad
 /** The StatefulSet of one track. */
 export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, repo: PlainBinding): Manifest<k8s.types.input.apps.v1.StatefulSet> {
   const labels = podLabels(r, t.track);
+  const security = restrictedSecurityContext({ uid: TRITON_UID, gid: TRITON_GID, fsGroup: TRITON_GID, alsoOnContainer: true });
   const s3 = repo.volume === undefined;
   const gpus = String(r.gpu.count);
   const resources = {
@@ -129,13 +131,7 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
           priorityClassName: r.priorityClassName,
           // Longer than preStop + --exit-timeout-secs: in-flight requests finish before SIGKILL.
           terminationGracePeriodSeconds: r.terminationGracePeriodSeconds,
-          securityContext: {
-            runAsUser: TRITON_UID,
-            runAsGroup: TRITON_GID,
-            fsGroup: TRITON_GID,
-            runAsNonRoot: true,
-            seccompProfile: { type: "RuntimeDefault" },
-          },
+          securityContext: security.pod,
           // GPU nodes are tainted; only pods that tolerate it land there.
           tolerations: [{ ...GPU_TOLERATION }],
           affinity: {
@@ -196,15 +192,7 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
                 // Endpoints drop the pod before Triton stops accepting: no refused requests on rollout.
                 preStop: { sleep: { seconds: r.preStopSleepSeconds } },
               },
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: TRITON_UID,
-                runAsGroup: TRITON_GID,
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ["ALL"] },
-                seccompProfile: { type: "RuntimeDefault" },
-              },
+              securityContext: security.container,
               volumeMounts: [
                 { name: "dshm", mountPath: "/dev/shm" },
                 { name: "tmp", mountPath: "/tmp" },

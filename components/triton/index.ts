@@ -5,9 +5,22 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as k8s from "@pulumi/kubernetes";
 import * as random from "@pulumi/random";
-import type { Track } from "../contracts";
+import type * as v from "valibot";
+import { PROMETHEUS_PODS, type ServingGroupAlertRef, type ServingGroupRef, type Track } from "../contracts";
+import { sectionSpec, type ComponentDescriptor } from "../component";
+import { gatewayPods } from "../gateway/network";
+import { tritonNetworkNeeds, tritonPods } from "./network";
+import { list, pct, plural, range } from "../summary-text";
 import { warn } from "../../lib/warnings";
-import { resolveTritonServer, tritonGroupWarnings, type ResolvedTritonServer, type TritonServerArgs } from "./schema";
+import {
+  hpaBounds,
+  resolveTritonServer,
+  servingGroupRef,
+  tritonGroupWarnings,
+  tritonSection,
+  type ResolvedTritonServer,
+  type TritonServerArgs,
+} from "./schema";
 import {
   ADMIN_KEY_LENGTH,
   tritonAdminSecret,
@@ -114,3 +127,94 @@ export class TritonPriorityClass extends pulumi.ComponentResource {
     this.registerOutputs({ name: this.name });
   }
 }
+
+// ---- the component's descriptor (components/registry.ts) --------------------------------
+declare module "../component" {
+  interface StackSettings {
+    triton: v.InferOutput<typeof tritonSection>;
+  }
+  interface Produced {
+    /** One TritonServer per configured group, in the order of triton.groups. */
+    tritonServers: readonly TritonServer[];
+    /** What routing needs to know of each serving group (the gateway). */
+    servingGroups: readonly ServingGroupRef[];
+    /** What the alerts need to know of each serving group (monitoring): its start-up budget and listed models, as the groups resolved them. */
+    servingGroupAlerts: readonly ServingGroupAlertRef[];
+  }
+}
+
+/**
+ * Triton serving groups: one TritonServer per configured group (primary + optional canary),
+ * reading the model repository through its binding (URI, IRSA service account or EFS claim).
+ */
+export const tritonComponent: ComponentDescriptor = {
+  name: "triton",
+  sections: { triton: sectionSpec<"triton">(tritonSection, "docs/triton-serving.md") },
+  policyDomains: ["triton", "workloads", "exposure", "rbac"],
+  build(ctx) {
+    const { triton, cluster } = ctx.settings;
+    const labels = ctx.need("labels");
+    const k8sOpts = { provider: ctx.need("cluster").k8s };
+    const servingNs = ctx.need("servingNamespace");
+    const modelRepository = ctx.need("modelRepository");
+    const servingGroups = triton.groups.map(servingGroupRef);
+    const tritonPriority = new TritonPriorityClass("triton-serving", { name: "triton-serving", labels }, k8sOpts);
+    const tritonServers = triton.groups.map(
+      (g) =>
+        new TritonServer(
+          g.name,
+          {
+            ...g,
+            namespace: triton.namespace,
+            labels,
+            modelRepository: modelRepository.binding,
+            priorityClassName: tritonPriority.name,
+            zoneCount: cluster.zones.length,
+          },
+          // The repository's ServiceAccount (and claim) must exist before pods reference them.
+          { ...k8sOpts, dependsOn: [servingNs, tritonPriority, modelRepository] },
+        ),
+    );
+    const servingGroupAlerts = tritonServers.map((t, i) => ({
+      ...servingGroups[i],
+      modelLoadBudgetSeconds: t.resolved.modelLoadBudgetSeconds,
+      tracks: t.resolved.tracks.map((x) => ({ track: x.track, models: x.models })),
+    }));
+    return { tritonServers, servingGroups, servingGroupAlerts };
+  },
+  network: (ctx) =>
+    tritonNetworkNeeds({
+      pods: tritonPods(ctx.settings.triton.namespace),
+      servedBy: gatewayPods(ctx.settings.triton.namespace),
+      scrapedBy: PROMETHEUS_PODS,
+      // Triton's egress to its models: 443 (S3, STS for IRSA) or 2049 (EFS).
+      modelRepositoryEgressPort: ctx.need("modelRepository").binding.egressPort,
+    }),
+  summary: [
+    {
+      at: 30,
+      row: ({ settings: c }) => {
+        const lines: string[] = [];
+        for (const g of c.triton.groups) {
+          const hpa = hpaBounds(g.replicas, g.hpa);
+          const models = g.models?.length ? `models ${list(g.models)}` : `model control ${g.modelControlMode}`;
+          lines.push(
+            `${g.name}: Triton ${g.image.tag} · ${plural(g.replicas, "replica")}, HPA ${range(hpa.min, hpa.max)} · per pod ` +
+              `${g.gpu.count} GPU (${g.gpu.type}), ${g.cpu} CPU, ${g.memory} · ${models}`,
+          );
+          if (g.canary) {
+            const tag = g.canary.image?.tag ?? g.image.tag;
+            const shares = [`mirror ${pct(c.gateway.mirrorPercent)} of requests`, `traffic ${pct(g.canary.trafficPercent)}`];
+            const canaryModels = g.canary.models ? ` · models ${list(g.canary.models)}` : "";
+            lines.push(`  canary: Triton ${tag}${tag === g.image.tag ? " (same release)" : ""} × ${g.canary.replicas} · ${shares.join(", ")}${canaryModels}`);
+          }
+        }
+        return { label: "serving", lines: lines.length ? lines : ["no serving groups"] };
+      },
+    },
+  ],
+  outputs: (ctx) => ({
+    servingGroupNames: ctx.need("servingGroups").map((g) => g.name),
+    tritonStatefulSets: ctx.need("tritonServers").flatMap((t) => t.resolved.tracks.map((x) => x.name)),
+  }),
+};

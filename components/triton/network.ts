@@ -3,7 +3,7 @@
 // model repository only. On AWS: the GPU nodes admit those ports only from the cluster group
 // of the general nodes, where the gateway and Prometheus run. The Firewall composes these.
 import { TRITON_ALL_PODS, TRITON_PORTS } from "../contracts";
-import { ANYWHERE, dnsEgress, podsPeer, tcp, type NetworkNeeds, type PodSet } from "../network";
+import { allowTo, ANYWHERE, dnsEgress, podsPeer, tcp, type NetworkNeeds, type PodSet } from "../network";
 
 /** Every Triton pod of the stack (all groups, both tracks) in `namespace`. */
 export function tritonPods(namespace: string): PodSet {
@@ -13,7 +13,7 @@ export function tritonPods(namespace: string): PodSet {
 export interface TritonNetworkArgs {
   /** The Triton pods (tritonPods). */
   readonly pods: PodSet;
-  /** Pods that send inference requests (the gateway): clients go through it, never around it. */
+  /** Pods that send inference requests (the gateway): clients go through it, never around it. Their egress to Triton is written from this declaration. */
   readonly servedBy: PodSet;
   /** Pods that scrape the metrics port (Prometheus). */
   readonly scrapedBy: PodSet;
@@ -26,14 +26,10 @@ export function tritonNetworkNeeds(a: TritonNetworkArgs): NetworkNeeds {
   const { pods } = a;
   return {
     component: "triton",
+    // Clients go through the gateway (routing, mirroring, breakers, access log); a direct path
+    // to 8000/8001 would bypass all of it. Both sides: the gateway's egress to Triton follows.
+    links: [allowTo("serving", a.servedBy, pods, [tcp(TRITON_PORTS.http), tcp(TRITON_PORTS.grpc)])],
     connections: [
-      {
-        name: `${pods.name}-serving-from-${a.servedBy.name}`,
-        pods,
-        // Clients go through the gateway (routing, mirroring, breakers, access log); a direct
-        // path to 8000/8001 would bypass all of it.
-        allowFrom: [{ peers: [podsPeer(a.servedBy)], ports: [tcp(TRITON_PORTS.http), tcp(TRITON_PORTS.grpc)] }],
-      },
       {
         name: `${pods.name}-metrics-from-${a.scrapedBy.name}`,
         pods,

@@ -21,7 +21,7 @@ import {
   uniqueList,
 } from "../../lib/schema";
 import { quantityValue } from "../../lib/quantity";
-import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type ModelRepositoryBinding, type Track } from "../contracts";
+import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type ModelRepositoryBinding, type ServingGroupRef, type Track } from "../contracts";
 import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 import { ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
@@ -98,6 +98,23 @@ const canary = section({
 export function hpaBounds(replicas: number, hpa?: { readonly min?: number; readonly max?: number }): { min: number; max: number } {
   const min = hpa?.min ?? replicas;
   return { min, max: hpa?.max ?? Math.max(2 * replicas, min) };
+}
+
+/**
+ * What routing and scraping need to know of a serving group (contracts.ts), from its resolved
+ * settings: the derived defaults of `models` (none listed: none at start-up) and of the
+ * canary's models (the primary's) are the ones resolveTritonServer applies.
+ */
+export function servingGroupRef(g: TritonGroupSettings): ServingGroupRef {
+  const models = g.models ?? [];
+  return {
+    name: g.name,
+    canary: g.canary !== undefined,
+    models,
+    canaryModels: g.canary ? (g.canary.models ?? models) : [],
+    canaryTrafficPercent: g.canary ? g.canary.trafficPercent : 0,
+    maxPods: { primary: hpaBounds(g.replicas, g.hpa).max, canary: g.canary ? g.canary.replicas : 0 },
+  };
 }
 
 /** One serving group's settings (primary StatefulSet and optional canary). */

@@ -1,7 +1,7 @@
 // kube-prometheus-stack (prometheus-community/helm-charts): chart coordinates and every
 // value key this stack sets, in one place. Keys checked against the chart's values.yaml
 // (prometheus.prometheusSpec.*, alertmanager.*, grafana.* of the grafana subchart).
-import { labelsChartDoesNotOwn } from "../naming";
+import { labelsChartDoesNotOwn } from "../../lib/labels";
 import type { ScrapeConfig } from "./prometheus";
 
 export const KUBE_PROMETHEUS_STACK_CHART = {

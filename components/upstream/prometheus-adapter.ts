@@ -1,7 +1,7 @@
 // prometheus-adapter (prometheus-community/helm-charts): chart coordinates, value keys and
 // the adapter's rule format (rules.custom[]: seriesQuery, resources, name, metricsQuery),
 // spelled once. Template placeholders are the adapter's Go-template markers.
-import { labelsChartDoesNotOwn } from "../naming";
+import { labelsChartDoesNotOwn } from "../../lib/labels";
 
 export const PROMETHEUS_ADAPTER_CHART = {
   chart: "prometheus-adapter",

@@ -66,12 +66,19 @@ export function projectAt(root: string): Project {
       /* eslint-enable @typescript-eslint/no-require-imports */
       return capacityPlan(loadConfig(stack.config, stack.stack, stack.secretKeys));
     },
-    // The summary a reviewer reads first (tools/planner/summary.ts: place, GPUs, serving groups,
-    // capacity, cost, gateway, monitoring, autoscaler, policies). Loaded on first use, after the
-    // program has run, like the rules: it shares the upstream tables the program compiled.
+    // The summary a reviewer reads first: each component's own rows (its descriptor in
+    // components/registry.ts, composed by the project's config/summary.ts, loaded by path like
+    // the program) and the GPU cost as data, rendered with the planner's policy row by
+    // ./summary.ts. Loaded on first use, after the program has run: it shares the modules the program compiled.
     sections: [
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      (input) => (require("./summary") as typeof import("./summary")).summarySectionAt(root)(input),
+      (input) => {
+        /* eslint-disable @typescript-eslint/no-require-imports -- the project's modules, by path, as the program loads them */
+        const { summarySection } = require("./summary") as typeof import("./summary");
+        const { stackSummary } = require(path.join(root, "config", "summary")) as typeof import("../../config/summary");
+        /* eslint-enable @typescript-eslint/no-require-imports */
+        const { rows, cost } = stackSummary(input.config, input.stack, [...input.secretKeys]);
+        return summarySection(input, rows, { cost });
+      },
     ],
   };
 }
