@@ -6,25 +6,15 @@ import * as pulumi from "@pulumi/pulumi";
 import { MASK } from "./fakes";
 import { fingerprint } from "./fingerprint";
 import { requestOptions, type RecordedOptions } from "./options";
+import type { RecordedResource } from "./resource";
+
+export type { RecordedResource } from "./resource";
 
 export type { RecordedAlias, RecordedOptions } from "./options";
 import type { Project } from "./project";
 import { deserializeProperties, freshRuntimeStore, getMonitor, runInPulumiStack, setMockUrns, specialSecretSig, specialSigKey, waitForRPCs } from "./sdk";
 import { engineUrn } from "./urn";
 import type { StackConfig } from "./stackfile";
-
-export interface RecordedResource {
-  urn: string;
-  type: string;
-  name: string;
-  custom: boolean;
-  parent: string | null;
-  provider: string | null;
-  dependencies: string[];
-  props: Record<string, any>;
-  /** The resource options the engine receives that change what `pulumi up` does; absent when none is set. */
-  options?: RecordedOptions;
-}
 
 export interface StackRun {
   stack: string;

@@ -2,7 +2,7 @@
 // other modules through `REPORT_SECTIONS`), each violation, the policy levels it ran at, and
 // the resource counts by type (with --verbose). The JSON form (--json / --output) carries all
 // of it, versioned by REPORT_SCHEMA_VERSION.
-import type { RecordedResource } from "./record";
+import type { RecordedResource } from "./resource";
 import type { Violation } from "./policy";
 import { formatCapacity, type CapacityPlan } from "./capacity";
 
