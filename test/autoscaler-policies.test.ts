@@ -43,7 +43,7 @@ describe(`policy ${RULE}`, () => {
     assert.ok(rule.prevents.length > 20 && rule.remediationSteps);
   });
 
-  it("is silent on the prod plan (GPU group 3..9 and the autoscaler of ml-prod)", async () => {
+  it("is silent on the prod plan (GPU group 3..10 and the autoscaler of ml-prod)", async () => {
     assert.deepEqual(await violations(await prod()), []);
   });
 
@@ -51,7 +51,7 @@ describe(`policy ${RULE}`, () => {
     it("when the stack has no autoscaler release, naming the group, its sizes and the cluster", async () => {
       const v = await violations(await prod(withoutRelease));
       assert.equal(v.length, 1);
-      assert.match(v[0], /^NodeGroup gpu: scalingConfig\.maxSize 9 exceeds minSize 3, but no cluster-autoscaler release scales cluster "ml-prod"$/);
+      assert.match(v[0], /^NodeGroup gpu: scalingConfig\.maxSize 10 exceeds minSize 3, but no cluster-autoscaler release scales cluster "ml-prod"$/);
     });
 
     it("when the release discovers another cluster's groups", async () => {
@@ -89,7 +89,7 @@ describe(`policy ${RULE}`, () => {
           delete nodeGroup(rs).props.scalingConfig.minSize;
         }),
       );
-      assert.match(v[0], /maxSize 9 exceeds minSize nothing/);
+      assert.match(v[0], /maxSize 10 exceeds minSize nothing/);
     });
 
     it("in a planned stack whose autoscaler is disabled while the GPU group may grow", async function () {
@@ -145,7 +145,7 @@ describe(`policy ${RULE}`, () => {
 declareMutations([
   {
     rule: "autoscaler-present-for-scaling-node-groups",
-    breaks: "removes the Cluster Autoscaler release while the GPU node group may grow from 3 to 9",
+    breaks: "removes the Cluster Autoscaler release while the GPU node group may grow from 3 to 10",
     mutate: (rs) => {
       rs.splice(rs.indexOf(first(rs, "kubernetes:helm.sh/v3:Release", (r) => r.props.chart === "cluster-autoscaler")), 1);
     },

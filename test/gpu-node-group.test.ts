@@ -12,8 +12,8 @@ import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT } from "../policies/rules/types
 
 const expected = {
   dev: { instanceTypes: ["g4dn.xlarge"], gpuType: "nvidia-t4", scaling: [1, 1, 1], zones: 1, volume: 100 },
-  staging: { instanceTypes: ["g6.xlarge"], gpuType: "nvidia-l4", scaling: [2, 2, 4], zones: 2, volume: 200 },
-  prod: { instanceTypes: ["g6.4xlarge"], gpuType: "nvidia-l4", scaling: [3, 3, 9], zones: 3, volume: 300 },
+  staging: { instanceTypes: ["g6.xlarge"], gpuType: "nvidia-l4", scaling: [2, 2, 5], zones: 2, volume: 200 },
+  prod: { instanceTypes: ["g6.4xlarge"], gpuType: "nvidia-l4", scaling: [3, 3, 10], zones: 3, volume: 300 },
 };
 
 describe("GPU node group", () => {

@@ -474,7 +474,7 @@ describe("plan review on the command line (fixture stacks in a temporary git rep
     assert.ok(byStack.dev.resources > 0, "dev was planned");
     assert.ok(byStack.dev.diff, "and compared with the base");
     assert.match(r.stdout, /### `prod`: ❌ configuration error: not planned/);
-    assert.match(r.stdout, /### `dev`: 0 to create/);
+    assert.match(r.stdout, /Unchanged: `dev` \(/); // an unchanged stack is one line of the overview
     assert.match(r.stderr, /1 of 2 stacks have a configuration error \(exit 2\); the others were planned/);
   });
 

@@ -71,9 +71,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     // does not pay for them.
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { recordAtRef, isBaseError } = require("./planner/base") as typeof import("./planner/base");
-    const { countChanges, diffConfig, diffResources, policyDelta } = require("./planner/diff") as typeof import("./planner/diff");
-    const { costDelta, costInputOfValues, formatCostDelta, stackCost } = require("../config/cost") as typeof import("../config/cost");
-    const { evaluateAt } = require("./planner") as typeof import("./planner");
+    const { compareStack } = require("./planner/compare") as typeof import("./planner/compare");
     /* eslint-enable @typescript-eslint/no-require-imports */
     const planned = stacks.filter((s) => plans.has(s));
     const before = await recordAtRef(root, base, planned);
@@ -85,26 +83,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         diffs.set(stack, { stack, base, counts: { create: 0, update: 0, replace: 0, delete: 0 }, resources: [], config: [], baseError: old.error });
         continue;
       }
-      const resources = diffResources(old?.resources ?? [], p.resources, { base: old?.secretFingerprints, head: p.secretFingerprints });
-      // The base's violations under the head's rules and levels: what this change adds or fixes.
-      const baseViolations = old ? await evaluateAt(project, old.resources, p.levels, `levels of stack ${stack}`) : [];
-      // Both sides priced by the current table from their stack files as written (the keys read
-      // have no defaults), so the delta is what the change to the stack costs, whatever the base's modules are.
-      const costOf = (values: Record<string, unknown> | undefined) => {
-        const input = values && costInputOfValues(values, projectName);
-        return input && stackCost(input);
-      };
-      const cost = costDelta(costOf(old?.values), costOf(p.values));
-      diffs.set(stack, {
-        stack,
-        base,
-        ...(old ? {} : { newStack: true as const }),
-        counts: countChanges(resources),
-        resources,
-        config: diffConfig(old?.values ?? {}, p.values, projectName),
-        policy: policyDelta(baseViolations, p.report.violations),
-        cost: { ...cost, text: formatCostDelta(cost, { newStack: !old }) },
-      });
+      diffs.set(stack, await compareStack(stack, base, old, p, projectName, project));
     }
   }
 
@@ -147,7 +126,15 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   } else if (format === "markdown") {
     /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for the Markdown body */
     const { planMarkdown } = require("./planner/markdown") as typeof import("./planner/markdown");
-    io.stdout.write(planMarkdown(reports, base ? diffs : undefined, base, { verbose }));
+    const commit = (() => {
+      try {
+        return execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+      } catch {
+        return undefined; // not a git checkout
+      }
+    })();
+    const resources = new Map([...plans].map(([s, p]) => [s, p.resources] as const));
+    io.stdout.write(planMarkdown(reports, base ? diffs : undefined, base, { verbose, resources, ...(commit ? { commit } : {}) }));
   } else if (base) {
     /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only with --base */
     const { formatDiffText } = require("./planner/diff") as typeof import("./planner/diff");

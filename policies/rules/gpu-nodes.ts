@@ -1,12 +1,21 @@
 // Rules the GPU node group and the GPU Operator make enforceable.
 import type { PolicyResource } from "@pulumi/policy";
-import { GPU_TAINT, GPU_TAINT_EKS_EFFECT, NODE_GROUP_ZONES_TAG, NODE_LABEL_GPU_TYPE, NODE_LABEL_ROLE, NODE_ROLE_GPU } from "../../components/contracts";
+import {
+  GPU_RESOURCE,
+  GPU_TAINT,
+  GPU_TAINT_EKS_EFFECT,
+  NODE_GROUP_ZONES_TAG,
+  NODE_LABEL_GPU_TYPE,
+  NODE_LABEL_ROLE,
+  NODE_ROLE_GPU,
+} from "../../components/contracts";
+import { gpuInstanceType } from "../../components/upstream/ec2-gpu-instances";
 import { ENVIRONMENT_TAG } from "../../components/naming";
 import { GPU_AMI_TYPES, WORKER_NODE_MANAGED_POLICIES, isGpuAmiType } from "../../components/upstream/eks";
 import { GPU_OPERATOR_CHART } from "../../components/upstream/gpu-operator";
-import { propsOf, type PropsOf } from "./props";
+import { containersOf, metadataOf, podSpecsOf, propsOf, type PropsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
-import { HELM_RELEASE, IAM_ROLE, IAM_ROLE_POLICY, IAM_ROLE_POLICY_ATTACHMENT, LAUNCH_TEMPLATE, NODE_GROUP } from "./types";
+import { HELM_RELEASE, HORIZONTAL_POD_AUTOSCALER, IAM_ROLE, IAM_ROLE_POLICY, IAM_ROLE_POLICY_ATTACHMENT, LAUNCH_TEMPLATE, NODE_GROUP } from "./types";
 import { decodeJson, environmentsSchema, isHelmChart, show, type EnvConfig } from "./util";
 
 const GPU_NODE_GROUP_COMPONENT = "triton-platform:gpu:GpuNodeGroup";
@@ -348,6 +357,93 @@ export const gpuNodesSpanZones = stackRule<EnvConfig & { minZones: number }>({
   },
 });
 
+/** GPUs one pod of a workload requests (every container's nvidia.com/gpu limit, else request), and the GPU type its node affinity requires. */
+function gpuPodOf(r: PolicyResource): { gpus: number; gpuType?: string } | undefined {
+  const kind = (r.props as { kind?: unknown }).kind;
+  if (kind !== "StatefulSet" && kind !== "Deployment") return undefined;
+  const [{ spec } = { spec: undefined }] = podSpecsOf(r);
+  let gpus = 0;
+  for (const { c, list } of containersOf(spec, "spec.template.spec")) {
+    if (list !== "containers") continue; // init containers run before, not beside, the others
+    const n = Number(c.resources?.limits?.[GPU_RESOURCE] ?? c.resources?.requests?.[GPU_RESOURCE] ?? 0);
+    if (Number.isFinite(n)) gpus += n;
+  }
+  if (gpus === 0) return undefined;
+  const selector = spec?.nodeSelector?.[NODE_LABEL_GPU_TYPE];
+  const terms = spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  const values = terms.flatMap((t) =>
+    (t.matchExpressions ?? []).filter((e) => e.key === NODE_LABEL_GPU_TYPE && e.operator === "In").flatMap((e) => e.values ?? []),
+  );
+  const gpuType = typeof selector === "string" ? selector : values.length === 1 ? values[0] : undefined;
+  return { gpus, ...(gpuType ? { gpuType } : {}) };
+}
+
+export const gpuCapacityHoldsServingPods = stackRule({
+  name: "gpu-capacity-holds-serving-pods",
+  domain: "gpu-nodes",
+  configKey: "gpu.scaling.max",
+  description:
+    `The GPU node groups at their maximum (scalingConfig.maxSize × the ${GPU_RESOURCE} of the instance type) hold every GPU pod of the ` +
+    "stack at its own maximum (a StatefulSet's or Deployment's HPA maxReplicas, else its replicas), per GPU type the pods' node affinity requires.",
+  prevents:
+    "Pods that can never schedule: the HPA scales up under load (or a canary is started) and the new pods stay Pending because the node " +
+    "group may not grow far enough, so the capacity the plan promises is not there when the traffic is.",
+  remediationSteps:
+    "Raise gpu.scaling.max (each node adds its instance type's GPUs), or lower the serving groups' triton.groups[].hpa.max, replicas " +
+    "or canary.replicas, so the node group's maximum covers the pods' maximum.",
+  check: (resources) => {
+    const hpaMax = new Map<string, number>();
+    for (const r of resources) {
+      const h = propsOf(r, HORIZONTAL_POD_AUTOSCALER)?.spec;
+      const t = h?.scaleTargetRef;
+      if (t?.name && typeof h?.maxReplicas === "number") hpaMax.set(`${t.kind}/${metadataOf(r).namespace ?? ""}/${t.name}`, h.maxReplicas);
+    }
+    const demand: { r: PolicyResource; gpuType?: string; pods: number; gpus: number; hpa: boolean }[] = [];
+    for (const r of resources) {
+      const pod = gpuPodOf(r);
+      if (!pod) continue;
+      const m = metadataOf(r);
+      const scaled = hpaMax.get(`${(r.props as { kind?: string }).kind}/${m.namespace ?? ""}/${m.name ?? ""}`);
+      const replicas = (r.props as { spec?: { replicas?: unknown } }).spec?.replicas;
+      const pods = scaled ?? (typeof replicas === "number" ? replicas : 1);
+      demand.push({ r, gpuType: pod.gpuType, pods, gpus: pods * pod.gpus, hpa: scaled !== undefined });
+    }
+    const supply = resources.flatMap((r) => {
+      const ng = gpuNodeGroupOf(r);
+      const max = ng?.scalingConfig?.maxSize;
+      const per = (ng?.instanceTypes ?? []).map((t) => gpuInstanceType(String(t))?.gpus).filter((n): n is number => n !== undefined);
+      if (!ng || typeof max !== "number" || per.length === 0) return [];
+      const perNode = Math.max(...per);
+      return [{ r, ng, max, perNode, gpus: max * perNode, gpuType: ng.labels?.[NODE_LABEL_GPU_TYPE] }];
+    });
+    if (supply.length === 0) return NONE; // no GPU node group this rule can count: gpu-nodes' other rules and the config report it
+    const out: Finding[] = [];
+    for (const gpuType of [...new Set(demand.map((d) => d.gpuType))]) {
+      const pods = demand.filter((d) => d.gpuType === gpuType || d.gpuType === undefined || gpuType === undefined);
+      const carriers = supply.filter((s) => gpuType === undefined || s.gpuType === undefined || s.gpuType === gpuType);
+      const needed = pods.reduce((a, d) => a + d.gpus, 0);
+      const available = carriers.reduce((a, s) => a + s.gpus, 0);
+      if (needed <= available) continue;
+      if (carriers.length === 0) continue; // no node group of that GPU type: a placement problem (triton.groups[].gpu.type), not capacity
+      const [at, ...others] = carriers;
+      const need = pods.map(
+        (d) => `${(d.r.props as { kind?: string }).kind} ${metadataOf(d.r).name ?? d.r.name} ${d.hpa ? "HPA max " : ""}${d.pods} × ${d.gpus / d.pods}`,
+      );
+      const side = (s: (typeof supply)[number]) => `${s.max} × ${s.perNode} GPU (${(s.ng.instanceTypes ?? []).join(", ")}) = ${s.gpus}`;
+      out.push({
+        path: "scalingConfig.maxSize",
+        value: at.max,
+        message:
+          `NodeGroup ${at.r.name}: scalingConfig.maxSize ${side(at)}${others.map((s) => `, NodeGroup ${s.r.name} ${side(s)}`).join("")}: ` +
+          `at most ${available} ${gpuType ?? "GPU"} GPUs, but the pods need ${needed} at their maximum (${need.join("; ")}): ` +
+          `${needed - available} GPU(s) of pods stay Pending`,
+        urn: at.r.urn,
+      });
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
 export const rules: readonly Rule[] = [
   gpuNodegroupTainted,
@@ -357,4 +453,5 @@ export const rules: readonly Rule[] = [
   gpuOperatorMatchesNodeImage,
   gpuNodeRoleLeastPrivilege,
   gpuNodesSpanZones,
+  gpuCapacityHoldsServingPods,
 ];

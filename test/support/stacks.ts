@@ -170,7 +170,7 @@ const VALUES: Record<Shape, StackValues> = {
       scaling: {
         min: 2,
         desired: 2,
-        max: 4,
+        max: 5,
       },
       rootVolumeGiB: 200,
       maxUnavailable: 1,
@@ -281,7 +281,7 @@ const VALUES: Record<Shape, StackValues> = {
       scaling: {
         min: 3,
         desired: 3,
-        max: 9,
+        max: 10,
       },
       rootVolumeGiB: 300,
       maxUnavailable: 1,

@@ -1,0 +1,112 @@
+// Pull requests a reviewer meets, built on the fixture stacks (never the example stack files):
+// a realistic config change across the three stacks and bad ones, each as the base's and the
+// head's stack values. `scenarioPlans` plans both sides in-process, as `npm run plan -- --base`
+// does (tools/planner/compare.ts), so the comment tests and tools/render-comment.ts see the
+// comment a pull request would get.
+import { isSettingsError } from "../../lib/errors";
+import { planConfig, readProjectName, ROOT, stackConfigOf, type PlanResult } from "../../tools/planner";
+import { compareStack } from "../../tools/planner/compare";
+import type { StackDiff } from "../../tools/planner/diff";
+import { errorReport, type StackReport } from "../../tools/planner/report";
+import { fixtureLevels, fixtureValues, SHAPES, type Overrides, type StackValues } from "./stacks";
+
+export interface Scenario {
+  name: string;
+  /** What the pull request does, in a reviewer's words. */
+  title: string;
+  /** Per stack (a shape), the head's overrides of the fixture; the base is the fixture itself. */
+  head: Partial<Record<(typeof SHAPES)[number], Overrides>>;
+}
+
+/** A second serving group for staging: object detection on its own L4 pods. */
+export const DETECT_GROUP = {
+  name: "detect",
+  models: ["yolov8"],
+  image: { tag: "25.01-py3" },
+  replicas: 2,
+  gpu: { type: "nvidia-l4", count: 1 },
+  cpu: "3",
+  memory: "12Gi",
+  shmSize: "2Gi",
+  modelLoadBudgetSeconds: 600,
+  hpa: { min: 2, max: 2, targetQueueUs: 10000 },
+};
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: "realistic",
+    title: "prod: vision canary takes 5 % and mirror 10 %; staging: new serving group detect, GPU nodes raised; dev: larger instance",
+    head: {
+      prod: (s) => {
+        s.triton.groups[0].canary.trafficPercent = 5;
+        s.gateway.mirrorPercent = 10;
+      },
+      staging: (s) => {
+        s.triton.groups.push(structuredClone(DETECT_GROUP));
+        s.gpu.scaling.max += 2;
+      },
+      dev: (s) => {
+        s.gpu.instanceTypes = ["g4dn.2xlarge"];
+      },
+    },
+  },
+  {
+    name: "shortfall",
+    title: "staging: new serving group detect, GPU nodes not raised",
+    head: { staging: (s) => void s.triton.groups.push(structuredClone(DETECT_GROUP)) },
+  },
+  {
+    name: "typo",
+    title: "prod: mirror share set under a misspelt key",
+    head: {
+      prod: (s) => {
+        s.gateway.mirrorPercnt = 10;
+      },
+    },
+  },
+  {
+    name: "policy",
+    title: "prod: mirror share above prod's maximum",
+    head: { prod: (s) => void (s.gateway.mirrorPercent = 30) },
+  },
+];
+
+export interface ScenarioPlan {
+  reports: StackReport[];
+  diffs: Map<string, StackDiff>;
+  heads: Map<string, PlanResult>;
+  /** Per stack, the head's stack values (what a Pulumi.<stack>.yaml would hold). */
+  values: Map<string, StackValues>;
+}
+
+const isConfigError = (e: unknown): e is Error => isSettingsError(e) || (e instanceof Error && e.name === "UsageError");
+
+/** Plan a scenario's base and head for every shape, in-process, and compare them as `--base` does. */
+export async function scenarioPlans(
+  s: Scenario,
+  base = "main",
+  basePlan: (shape: string) => Promise<PlanResult> = (shape) =>
+    planConfig(stackConfigOf(readProjectName(ROOT), shape, fixtureValues(shape)), { levels: fixtureLevels(shape) }),
+): Promise<ScenarioPlan> {
+  const project = readProjectName(ROOT);
+  const out: ScenarioPlan = { reports: [], diffs: new Map(), heads: new Map(), values: new Map() };
+  for (const shape of SHAPES) {
+    const baseValues = fixtureValues(shape);
+    const headValues = fixtureValues(shape, s.head[shape] ?? {});
+    out.values.set(shape, headValues);
+    const levels = fixtureLevels(shape);
+    const old = await basePlan(shape);
+    let head: PlanResult;
+    try {
+      head = await planConfig(stackConfigOf(project, shape, headValues), { levels });
+    } catch (e) {
+      if (!isConfigError(e)) throw e;
+      out.reports.push(errorReport(shape, e.message));
+      continue;
+    }
+    out.heads.set(shape, head);
+    out.reports.push(head.report);
+    out.diffs.set(shape, await compareStack(shape, base, { ...old, values: baseValues }, { ...head, values: headValues }, project));
+  }
+  return out;
+}
