@@ -212,7 +212,7 @@ export function secretKeyPaths(schema: Schema): string[][] {
     if (s.entries) for (const [k, e] of Object.entries(s.entries)) walk(e, [...at, k]);
     if (s.item) walk(s.item, [...at, "[]"]);
   };
-  walk(schema as unknown as Walkable, []);
+  walk(schema, []);
   // A schema reached through two pipes (a section's objectWithRest under its pipe) is listed once.
   return [...new Map(out.map((p) => [p.join("."), p])).values()];
 }
