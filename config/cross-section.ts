@@ -3,7 +3,7 @@
 // here could not be checked by one component alone. Each rule names the key it reports on
 // and states itself for the docs (npm run docs adds it to that key's rule column).
 import type { CheckContext } from "../lib/schema";
-import { DCGM_SCRAPED_BY_MONITORING } from "../components/contracts";
+import { DCGM_SCRAPED_BY_MONITORING, MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE } from "../components/contracts";
 import { checkTritonImages } from "../components/gpu/compatibility";
 import { isGpuAmiType } from "../components/upstream/eks";
 import { canaryImageRef, imageRef } from "../components/triton/schema";
@@ -78,7 +78,62 @@ const CAPACITY_RULES: readonly CrossSectionRule[] = [
   ),
 ];
 
+/** Kubernetes' own namespaces: `default` and every `kube-*` (kube-system, kube-public, kube-node-lease). */
+export function isSystemNamespace(name: string): boolean {
+  return name === "default" || name.startsWith("kube-");
+}
+
+const SYSTEM_NAMESPACE_RULE =
+  "must not be a Kubernetes system namespace (default, kube-system, kube-public, kube-node-lease or any kube-*): the stack creates it, " +
+  "adopting the system one, and labels it with its Pod Security level";
+
+/**
+ * The namespaces the stack creates and labels, and the pairs that must differ. Serving
+ * (triton.namespace, with the gateway and the firewall's default-deny) enforces Pod Security
+ * restricted; the GPU Operator's (gpu.operator.namespace) and node-exporter's are privileged and
+ * exempt from it in the pack (privilegedNamespaces); monitoring's is baseline, and the serving
+ * NetworkPolicies admit Prometheus by its namespace, so sharing it would admit every pod there.
+ */
+const NAMESPACE_RULES: readonly CrossSectionRule[] = [
+  {
+    key: "triton.namespace",
+    doc:
+      `must not be a Kubernetes system namespace (default, kube-*), nor the monitoring (${MONITORING_NAMESPACE}), node-exporter ` +
+      `(${NODE_EXPORTER_NAMESPACE}) or gpu.operator.namespace: serving enforces Pod Security restricted and its NetworkPolicies select the others by namespace`,
+    check: (cfg, ctx) => {
+      const ns = cfg.triton.namespace;
+      const at = ["triton", "namespace"];
+      if (isSystemNamespace(ns)) ctx.addIssue({ path: at, message: SYSTEM_NAMESPACE_RULE });
+      else if (ns === MONITORING_NAMESPACE)
+        ctx.addIssue({
+          path: at,
+          message: `must not be the monitoring namespace (${MONITORING_NAMESPACE}): it enforces only Pod Security baseline, and the serving NetworkPolicies admit Prometheus by that namespace, so every pod of it would reach Triton`,
+        });
+      else if (ns === NODE_EXPORTER_NAMESPACE || ns === cfg.gpu.operator.namespace)
+        ctx.addIssue({
+          path: at,
+          message: `must not be the ${ns === NODE_EXPORTER_NAMESPACE ? "node-exporter" : "GPU Operator's (gpu.operator.namespace)"} namespace (${ns}): node agents run Pod Security privileged there, exempt from the restricted level serving relies on`,
+        });
+    },
+  },
+  {
+    key: "gpu.operator.namespace",
+    doc: `must not be a Kubernetes system namespace (default, kube-*), nor the monitoring (${MONITORING_NAMESPACE}) or node-exporter (${NODE_EXPORTER_NAMESPACE}) namespace, which the stack creates with their own Pod Security levels`,
+    check: (cfg, ctx) => {
+      const ns = cfg.gpu.operator.namespace;
+      const at = ["gpu", "operator", "namespace"];
+      if (isSystemNamespace(ns)) ctx.addIssue({ path: at, message: SYSTEM_NAMESPACE_RULE });
+      else if (ns === MONITORING_NAMESPACE || ns === NODE_EXPORTER_NAMESPACE)
+        ctx.addIssue({
+          path: at,
+          message: `must not be the ${ns === MONITORING_NAMESPACE ? "monitoring" : "node-exporter"} namespace (${ns}): the stack creates that namespace itself, with its own Pod Security level, and the operator's privileged operands would share it`,
+        });
+    },
+  },
+];
+
 export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
+  ...NAMESPACE_RULES,
   {
     key: "gpu.maxUnavailable",
     doc: "must be 1 in prod",

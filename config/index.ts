@@ -2,14 +2,28 @@
 // Errors name the key, the rule and the value, and are all reported together; nothing is
 // created when the configuration is invalid because index.ts calls this first.
 import { awsRegion, stackConfigSchema, type StackConfig } from "./schema";
-import { checkSettings } from "../lib/schema";
+import { checkSettings, secretKeyPaths, setAt } from "../lib/schema";
 import { keyPath, problemLine, SettingsError, show, type SettingProblem } from "../lib/errors";
 import { REGION_RULES } from "./cross-section";
-import { alertingSecretsSet } from "../components/monitoring/alerting-schema";
+import { sections } from "./schema";
 
 export const PROJECT = "triton-platform";
-/** The one key that may hold secrets (monitoring.alerting's receiver keys). */
-const MONITORING_KEY = `${PROJECT}:monitoring`;
+
+/**
+ * Every credential of the stack file (each key a component's schema marks with secret(),
+ * lib/schema.ts), as key paths: section → the paths below it ("[]" for a list item).
+ */
+export const SECRET_KEY_PATHS: Readonly<Record<string, readonly (readonly string[])[]>> = Object.fromEntries(
+  Object.entries(sections)
+    .map(([k, schema]) => [k, secretKeyPaths(schema)] as const)
+    .filter(([, paths]) => paths.length > 0),
+);
+
+/** The rule of a credential written in clear, with the command that sets it right (its value never shown). */
+export function plainSecretRule(path: readonly (string | number)[]): string {
+  const key = keyPath(path);
+  return `is a credential and must be a secure: value, not clear text in the stack file (pulumi config set --secret --path '${PROJECT}:${key}' <value>)`;
+}
 export type { StackConfig } from "./schema";
 
 /** Stack configuration errors are SettingsErrors (one error type for every bad setting). */
@@ -36,14 +50,19 @@ function parseRaw(value: string): unknown {
 /**
  * Validate a stack's raw configuration (the map Pulumi gives the program: `ns:key` → string).
  * Throws ConfigError listing every problem.
+ *
+ * `secretKeys`: the top-level keys Pulumi marks secret (PULUMI_CONFIG_SECRET_KEYS: a structured
+ * key is marked when any value inside it is `secure:`). `securePaths`, when the caller read the
+ * stack file itself (the offline planner): the full key path of every `secure:` value
+ * (`triton-platform:monitoring.alerting.pagerduty.routingKey`), so a credential in clear beside
+ * a secure one in the same section is refused too; the engine gives a program no such detail.
  */
-export function loadConfig(raw: Record<string, string>, stack: string, secretKeys?: string[]): StackConfig {
+export function loadConfig(raw: Record<string, string>, stack: string, secretKeys?: string[], securePaths?: readonly string[]): StackConfig {
   const problems: SettingProblem[] = [];
-  // Only the Alertmanager receivers' keys are kept secret (components/monitoring/alerting-schema.ts,
-  // they land in a Kubernetes Secret only); any other `secure:` value would be written in
-  // plaintext into tags or manifests. Pulumi marks the whole structured key secret.
+  // Only the sections holding credentials keep them secret (each lands in a Kubernetes Secret
+  // only); any other `secure:` value would be written in plaintext into tags or manifests.
   for (const key of secretKeys ?? []) {
-    if (key.startsWith(PROJECT + ":") && key !== MONITORING_KEY)
+    if (key.startsWith(PROJECT + ":") && !(key.slice(PROJECT.length + 1) in SECRET_KEY_PATHS))
       problems.push({ key, rule: "must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext" });
   }
   // No prototype: a key `triton-platform:__proto__` stays a key (and is reported as unknown).
@@ -52,14 +71,17 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
     if (!fullKey.startsWith(PROJECT + ":")) continue;
     input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
   }
-  // The receivers' keys in clear would be committed with the stack file. Checked when the
-  // caller knows the secret keys (a program run always does); the value is never shown.
-  if (secretKeys !== undefined && !secretKeys.includes(MONITORING_KEY)) {
-    for (const k of alertingSecretsSet(input.monitoring))
-      problems.push({
-        key: `${MONITORING_KEY}.${k}`,
-        rule: `must be a secure: value (pulumi config set --secret --path 'monitoring.${k}' <value>), not clear text`,
-      });
+  // A credential in clear would be committed with the stack file. Checked when the caller
+  // knows the secret keys (a program run always does); the value is never shown.
+  if (secretKeys !== undefined) {
+    for (const [sectionKey, paths] of Object.entries(SECRET_KEY_PATHS)) {
+      const full = `${PROJECT}:${sectionKey}`;
+      for (const below of setAt(input[sectionKey], paths)) {
+        const path = [sectionKey, ...below];
+        const at = keyPath(path, PROJECT + ":");
+        if (!secretKeys.includes(full) || (securePaths !== undefined && !securePaths.includes(at))) problems.push({ key: at, rule: plainSecretRule(path) });
+      }
+    }
   }
   const region = raw["aws:region"];
   const regionCheck = checkSettings(awsRegion, region);

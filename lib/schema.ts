@@ -168,6 +168,73 @@ export function doc<S extends Schema>(schema: S, description: string, opts: { de
   return v.pipe(schema, ...(actions as [never])) as unknown as S;
 }
 
+// ---- Credentials ------------------------------------------------------------------------
+const SECRET_MARK = "credential";
+
+/**
+ * Mark a key as a credential, beside its schema: the stack configuration refuses it unless it
+ * comes from a `secure:` value (config/index.ts, `secretKeyPaths`). Its rules show no value in
+ * their errors: keep the schema to "a non-empty string" (a format rule would print the secret).
+ */
+export function secret<S extends Schema>(schema: S, description: string): S {
+  return v.pipe(doc(schema, description), v.metadata({ [SECRET_MARK]: true })) as unknown as S;
+}
+
+type Walkable = {
+  type?: string;
+  pipe?: readonly Walkable[];
+  wrapped?: Walkable;
+  entries?: Record<string, Walkable>;
+  item?: Walkable;
+  metadata?: Record<string, unknown>;
+};
+
+/** Is `schema` (through its pipes and optional wrappers) marked by secret()? */
+function isSecret(schema: Walkable): boolean {
+  if (schema.type === "metadata" && schema.metadata?.[SECRET_MARK] === true) return true;
+  if (schema.pipe) return schema.pipe.some((s, i) => (i === 0 ? isSecret(s) : s.type === "metadata" && isSecret(s)));
+  return schema.wrapped ? isSecret(schema.wrapped) : false;
+}
+
+/**
+ * The key paths below `schema` that secret() marks, each as its segments; a list item is "[]"
+ * (`["alerting", "pagerduty", "routingKey"]`). What the stack configuration checks is set from `secure:`.
+ */
+export function secretKeyPaths(schema: Schema): string[][] {
+  const out: string[][] = [];
+  const walk = (s: Walkable, at: string[]) => {
+    if (isSecret(s)) {
+      out.push(at);
+      return;
+    }
+    if (s.wrapped) walk(s.wrapped, at);
+    for (const p of s.pipe ?? []) if (p !== s) walk(p, at);
+    if (s.entries) for (const [k, e] of Object.entries(s.entries)) walk(e, [...at, k]);
+    if (s.item) walk(s.item, [...at, "[]"]);
+  };
+  walk(schema, []);
+  // A schema reached through two pipes (a section's objectWithRest under its pipe) is listed once.
+  return [...new Map(out.map((p) => [p.join("."), p])).values()];
+}
+
+/** The paths (segments, list items indexed) where `input` sets a value at one of `paths` (secretKeyPaths' form). */
+export function setAt(input: unknown, paths: readonly (readonly string[])[]): (string | number)[][] {
+  const out: (string | number)[][] = [];
+  const walk = (cur: unknown, rest: readonly string[], at: (string | number)[]) => {
+    if (rest.length === 0) {
+      if (cur !== undefined) out.push(at);
+      return;
+    }
+    if (cur === null || typeof cur !== "object") return;
+    const [k, ...tail] = rest;
+    if (k === "[]") {
+      if (Array.isArray(cur)) cur.forEach((x, i) => walk(x, tail, [...at, i]));
+    } else if (Object.hasOwn(cur, k)) walk((cur as Record<string, unknown>)[k], tail, [...at, k]);
+  };
+  for (const p of paths) walk(input, p, []);
+  return out;
+}
+
 // ---- Parsing into SettingProblems ------------------------------------------------------
 function valueAt(root: unknown, path: PropertyKey[]): unknown {
   let cur: unknown = root;

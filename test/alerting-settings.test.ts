@@ -2,8 +2,8 @@
 // are accepted as any non-empty string (a format rule would print the secret in its error).
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import { alertingSettings, alertmanagerConfig, alertmanagerSecretData, alertingSecretsSet, resolveMonitoringArgs } from "../components/monitoring";
-import { checkSettings } from "../lib/schema";
+import { alertingSettings, alertmanagerConfig, alertmanagerSecretData, monitoringSettings, resolveMonitoringArgs } from "../components/monitoring";
+import { checkSettings, secretKeyPaths, setAt } from "../lib/schema";
 import * as v from "valibot";
 import { MONITORING_REFS } from "./support/monitoring";
 
@@ -51,10 +51,15 @@ describe("monitoring.alerting settings", () => {
         assert.deepEqual(alertmanagerSecretData(a), { "pagerduty-routing-key": key, "slack-api-url": url });
       }),
     );
-    assert.deepEqual(alertingSecretsSet({ alerting: { pagerduty: { routingKey: "k" }, webhook: { url: "https://x" } } }), ["alerting.pagerduty.routingKey"]);
-    assert.deepEqual(alertingSecretsSet({ alerting: { webhook: { url: "https://x", bearerToken: "t" } } }), ["alerting.webhook.bearerToken"]);
-    assert.deepEqual(alertingSecretsSet({}), []);
-    assert.deepEqual(alertingSecretsSet(undefined), []);
+    const paths = secretKeyPaths(monitoringSettings);
+    assert.deepEqual(
+      paths.map((p) => p.join(".")),
+      ["alerting.pagerduty.routingKey", "alerting.slack.apiUrl", "alerting.webhook.bearerToken", "alerting.heartbeat.bearerToken"],
+    );
+    assert.deepEqual(setAt({ alerting: { pagerduty: { routingKey: "k" }, webhook: { url: "https://x" } } }, paths), [["alerting", "pagerduty", "routingKey"]]);
+    assert.deepEqual(setAt({ alerting: { webhook: { url: "https://x", bearerToken: "t" } } }, paths), [["alerting", "webhook", "bearerToken"]]);
+    assert.deepEqual(setAt({}, paths), []);
+    assert.deepEqual(setAt(undefined, paths), []);
   });
 
   it("a severity notifies the configured receivers it lists, in order; one it lists that is not set is left out", () => {

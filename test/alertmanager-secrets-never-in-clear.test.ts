@@ -114,7 +114,7 @@ describe("Alertmanager receiver secrets are never in clear", function () {
         const lines = e.problems;
         for (const k of ["pagerduty.routingKey", "slack.apiUrl", "webhook.bearerToken", "heartbeat.bearerToken"])
           assert.ok(
-            lines.some((l) => l.startsWith(`${KEY}.alerting.${k} must be a secure: value`)),
+            lines.some((l) => l.startsWith(`${KEY}.alerting.${k} is a credential and must be a secure: value`)),
             lines.join("\n"),
           );
         for (const value of Object.values(PLANTED)) assert.ok(!e.message.includes(value) && !lines.join("\n").includes(value));

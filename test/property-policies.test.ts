@@ -192,8 +192,14 @@ const CASES: Case[] = [
             },
           },
         }),
+      "the GPU Operator's namespace renamed kube-system (a privileged namespace, still refused)": (rs) =>
+        (find(rs, "kubernetes:core/v1:Namespace", (r) => r.props.metadata.name === "gpu-operator").props.metadata.name = "kube-system"),
+      "the serving namespace renamed default": (rs) =>
+        (find(rs, "kubernetes:core/v1:Namespace", (r) => r.props.metadata.name === "triton").props.metadata.name = "default"),
     },
     silent: {
+      "a namespace whose name only contains kube (kubeflow-serving)": (rs) =>
+        (find(rs, "kubernetes:core/v1:Namespace", (r) => r.props.metadata.name === "triton").props.metadata.name = "kubeflow-serving"),
       "the monitoring namespace (privileged node agents) keeps its labels": () => undefined,
       "a newer pinned version": (rs) => {
         const labels = find(rs, "kubernetes:core/v1:Namespace", (r) => r.props.metadata.name === "triton").props.metadata.labels;

@@ -7,10 +7,10 @@
 // non-empty strings only: a rule on their format would print the value in its error
 // (`<key> <rule>, got <value>`), and a secret must never reach a terminal or CI log.
 import * as v from "valibot";
-import { bool, doc, integer, list, oneOf, pattern, refined, section, str } from "../../lib/schema";
+import { bool, doc, integer, list, oneOf, pattern, refined, secret as credential, section, str } from "../../lib/schema";
 
-/** A secret setting: any non-empty string (no format rule, see above). */
-const secret = (description: string) => doc(str("must be a non-empty string (a secure: value)"), description);
+/** A secret setting: any non-empty string (no format rule, see above), marked a credential (lib/schema.ts secret()). */
+const secret = (description: string) => credential(str("must be a non-empty string (a secure: value)"), description);
 
 /** An http(s) URL that carries no credentials (those go in bearerToken, which is secret). */
 const plainUrl = pattern(
@@ -58,7 +58,7 @@ export const alertingSettings = section({
     v.optional(
       section({
         url: doc(plainUrl, "URL Alertmanager POSTs its webhook JSON to (an incident tool or an in-cluster relay); not secret, so no credentials in it."),
-        bearerToken: doc(
+        bearerToken: credential(
           v.optional(str("must be a non-empty string (a secure: value)")),
           "Bearer token sent as `Authorization: Bearer`; secure: (`pulumi config set --secret --path monitoring.alerting.webhook.bearerToken`).",
         ),
@@ -70,7 +70,7 @@ export const alertingSettings = section({
     v.optional(
       section({
         url: doc(plainUrl, "Dead-man's-switch URL pinged with every Watchdog notification (healthchecks-style); it alerts when the pings stop."),
-        bearerToken: doc(
+        bearerToken: credential(
           v.optional(str("must be a non-empty string (a secure: value)")),
           "Bearer token of the heartbeat URL; secure: (`pulumi config set --secret --path monitoring.alerting.heartbeat.bearerToken`).",
         ),
@@ -89,24 +89,3 @@ export const alertingSettings = section({
 });
 
 export type AlertingSettings = v.InferOutput<typeof alertingSettings>;
-
-/**
- * Keys of `monitoring.alerting` whose values are secret: each must come from a `secure:` value
- * (config/index.ts refuses them in clear) and lands only in the receivers' Kubernetes Secret.
- */
-export const ALERTING_SECRET_KEYS: readonly (readonly [section: "pagerduty" | "slack" | "webhook" | "heartbeat", key: string])[] = [
-  ["pagerduty", "routingKey"],
-  ["slack", "apiUrl"],
-  ["webhook", "bearerToken"],
-  ["heartbeat", "bearerToken"],
-];
-
-/** The secret keys set in a (raw or parsed) `monitoring` section, as key paths below it (`alerting.pagerduty.routingKey`). */
-export function alertingSecretsSet(monitoring: unknown): string[] {
-  const alerting = (monitoring as { alerting?: Record<string, Record<string, unknown> | undefined> } | undefined)?.alerting;
-  if (alerting === null || typeof alerting !== "object") return [];
-  return ALERTING_SECRET_KEYS.filter(([s, k]) => {
-    const sec = alerting[s];
-    return sec !== null && typeof sec === "object" && sec[k] !== undefined;
-  }).map(([s, k]) => `alerting.${s}.${k}`);
-}

@@ -251,10 +251,11 @@ export const namespacePodSecurityRestricted = resourceRule<PrivilegedNamespacesC
   domain: "workloads",
   description:
     "Every Namespace outside the privileged node-agent namespaces enforces, warns and audits Pod Security restricted, each at a pinned " +
-    "version (vX.Y, not latest).",
+    "version (vX.Y, not latest); the stack creates no Kubernetes system namespace (default, kube-*), privileged or not.",
   prevents:
     "Namespaces that admit privileged pods (enforce privileged/baseline or no label), or whose restrictions shift with every control-plane " +
-    "upgrade (version latest), so a workload that passed yesterday is refused, or a weaker one admitted, after an upgrade.",
+    "upgrade (version latest), so a workload that passed yesterday is refused, or a weaker one admitted, after an upgrade; a stack that " +
+    "adopts kube-system or default and relabels it (its pods then run under the stack's Pod Security level, and deleting the stack deletes it).",
   remediationSteps:
     "Label the namespace pod-security.kubernetes.io/{enforce,warn,audit}: restricted and {enforce,warn,audit}-version: the pinned version " +
     "(components/namespace.ts, POD_SECURITY_VERSION in components/upstream/pod-security.ts).",
@@ -262,7 +263,16 @@ export const namespacePodSecurityRestricted = resourceRule<PrivilegedNamespacesC
   check: (r, { privilegedNamespaces }) => {
     if (!isK8sObject(r.type, r.props) || (r.props as { kind?: string }).kind !== "Namespace") return NONE;
     const meta = metadataOf(r);
-    if (privilegedNamespaces.includes(meta.name ?? r.name)) return NONE;
+    const name = meta.name ?? r.name;
+    if (name === "default" || name.startsWith("kube-"))
+      return [
+        {
+          path: "metadata.name",
+          value: name,
+          message: `Namespace ${name}: metadata.name is a Kubernetes system namespace; the stack must create its own (triton.namespace, gpu.operator.namespace)`,
+        },
+      ];
+    if (privilegedNamespaces.includes(name)) return NONE;
     const labels = meta.labels ?? {};
     const out: Finding[] = [];
     for (const mode of POD_SECURITY_MODES) {

@@ -71,6 +71,7 @@ export async function planConfig(stack: StackConfig, opts: PlanOptions = {}): Pr
   const projectName = readProjectName(project.root);
   // Warnings the program raises (lib/warnings.ts) go into the report instead of the log.
   const { result: run, warnings } = await collectWarnings(() => recordStack(project, projectName, stack));
+  project.checkConfig?.(stack);
   const { cfg: levels, file: levelsPath } = opts.levels
     ? { cfg: opts.levels, file: undefined }
     : loadLevels(stack.stack, project.policiesDir, project, stack.config[`${projectName}:environment`]);

@@ -36,6 +36,11 @@ export interface Project {
   fakes: Fakes;
   /** The policy pack's rules (loaded on first use: see check.ts). */
   rules(): readonly Rule[];
+  /**
+   * Checks of the stack's config that only the stack file shows (its `secure:` values one by
+   * one, StackConfig.securePaths); throws the project's config error. Called after the program ran.
+   */
+  checkConfig?(stack: StackConfig): void;
   /** The stack's capacity plan (GPUs needed and available), from its config; called after the program ran. */
   capacity?(stack: StackConfig): CapacityPlan;
   /** Sections printed first in each stack's report (the summary), after the planner's REPORT_SECTIONS; see report.ts. */
@@ -59,6 +64,14 @@ export function projectAt(root: string): Project {
     rules: () => (require("../../policies/rules") as typeof import("../../policies/rules")).rules,
     // The project's own config modules at `root` (still loaded from the program's run): the
     // resolved config and its capacity plan (config/capacity.ts), pure functions of the stack file.
+    // The program sees which top-level keys are secret only (as under the engine); a credential in
+    // clear beside a secure: value of the same section is refused here, from the stack file's values.
+    checkConfig: (stack) => {
+      if (stack.securePaths === undefined) return;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's module, by path, as the program loads it
+      const { loadConfig } = require(path.join(root, "config")) as typeof import("../../config");
+      loadConfig(stack.config, stack.stack, stack.secretKeys, stack.securePaths);
+    },
     capacity: (stack) => {
       /* eslint-disable @typescript-eslint/no-require-imports -- the project's modules, by path, as the program is loaded */
       const { loadConfig } = require(path.join(root, "config")) as typeof import("../../config");

@@ -28,6 +28,13 @@ export interface StackConfig {
    */
   secureFingerprints?: Record<string, string>;
   /**
+   * The full key path of every `secure:` value (`ns:key.sub[0].leaf`, as `pulumi config set
+   * --path` names it). The engine tells a program only which top-level keys hold a secret
+   * (PULUMI_CONFIG_SECRET_KEYS); the planner reads the stack file, so it can check each value.
+   * Optional for a stack given in memory.
+   */
+  securePaths?: string[];
+  /**
    * The stack file's `config:` mapping as written (structured values, `{ secure: … }` leaves
    * kept): what a plan diff compares key by key. In memory only; optional for a stack given in memory.
    */
@@ -51,6 +58,14 @@ export function listStacks(root: string): string[] {
 
 function isSecure(v: unknown): boolean {
   return v !== null && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in v;
+}
+
+/** The key paths below `v` (`.a.b[0]`, after its key) of its `secure:` leaves. */
+function securePathsOf(v: unknown, at: string, out: string[] = []): string[] {
+  if (isSecure(v)) out.push(at);
+  else if (Array.isArray(v)) v.forEach((x, i) => securePathsOf(x, `${at}[${i}]`, out));
+  else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) securePathsOf(x, `${at}.${k}`, out);
+  return out;
 }
 
 /** Replace `secure:` leaves by the placeholder; report whether any were found. */
@@ -100,6 +115,7 @@ export function stackConfigOf(projectName: string, stack: string, values: Record
   const config: Record<string, string> = {};
   const secretKeys: string[] = [];
   const secureFingerprints: Record<string, string> = {};
+  const securePaths: string[] = [];
   for (const [key0, v0] of Object.entries(values)) {
     // As the CLI does, a key without a namespace belongs to the project.
     const key = key0.includes(":") ? key0 : `${projectName}:${key0}`;
@@ -108,9 +124,10 @@ export function stackConfigOf(projectName: string, stack: string, values: Record
     if (secret) {
       secretKeys.push(key);
       secureFingerprints[key] = fingerprint(v0);
+      securePaths.push(...securePathsOf(v0, key));
     }
   }
-  return { stack, config, secretKeys, secureFingerprints, values };
+  return { stack, config, secretKeys, secureFingerprints, securePaths, values };
 }
 
 /**
