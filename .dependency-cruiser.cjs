@@ -4,7 +4,7 @@
 // a cycle through types still means neither side can be read, moved or changed alone.
 
 /** Cycles that exist and are being fixed elsewhere: listed by folder so that a new one anywhere else fails. */
-const KNOWN_CYCLES_TO_FIX = ["^policies/rules/", "^tools/planner/"];
+const KNOWN_CYCLES_TO_FIX = ["^tools/planner/"];
 
 module.exports = {
   forbidden: [

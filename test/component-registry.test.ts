@@ -14,7 +14,7 @@ describe("the component registry", () => {
   it("names each component once, and each names only policy domains the pack has", () => {
     const names = REGISTRY.map((d) => d.name);
     assert.equal(new Set(names).size, names.length, names.join(", "));
-    const domains = new Set(rules.map((r) => r.domain as string));
+    const domains = new Set(rules.map((r) => r.domain));
     for (const d of REGISTRY) for (const p of d.policyDomains ?? []) assert.ok(domains.has(p), `${d.name}: no rule of domain ${p}`);
   });
 
