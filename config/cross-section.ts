@@ -6,7 +6,8 @@ import type { CheckContext } from "../lib/schema";
 import { DCGM_SCRAPED_BY_MONITORING, MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE } from "../components/contracts";
 import { checkTritonImages } from "../components/gpu/compatibility";
 import { isGpuAmiType } from "../components/upstream/eks";
-import { canaryImageRef, imageRef } from "../components/triton/schema";
+import { canaryImageRef, imageRef, tritonShutdownProblems } from "../components/triton/schema";
+import { longestRequestSeconds } from "../components/gateway/envoy-config";
 import { zonesNotOfRegion } from "../components/cluster/schema";
 import { DCGM_EXPORTER_BY_OPERATOR, dcgmLabels } from "../components/upstream/dcgm";
 import { AWS_REGIONS, isAwsRegion, regionOfZone } from "../components/upstream/aws-regions";
@@ -182,6 +183,19 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
       }
     },
   },
+  ...(["exitTimeoutSecs", "terminationGracePeriodSeconds"] as const).map((k): CrossSectionRule => ({
+    key: `triton.groups[].${k}`,
+    doc:
+      k === "exitTimeoutSecs"
+        ? "must be at least the gateway's longest route timeout (gateway.inferTimeoutSeconds)"
+        : "must be at least preStopSleepSeconds + the exit timeout derived from gateway.inferTimeoutSeconds + 15 s",
+    check: (cfg, ctx) => {
+      const longest = longestRequestSeconds(cfg.gateway);
+      cfg.triton.groups.forEach((g, i) => {
+        for (const p of tritonShutdownProblems(g, longest)) if (p.path[0] === k) ctx.addIssue({ path: ["triton", "groups", i, ...p.path], message: p.message });
+      });
+    },
+  })),
   {
     key: "triton.groups[].gpu.type",
     doc: "must be the GPU node group's gpuType",

@@ -7,7 +7,8 @@ import { gpuLaunchTemplateArgs, gpuUserData, resolveGpuNodeGroupArgs, type GpuNo
 import { isSettingsError, type SettingProblem } from "../lib/errors";
 import { checkSettings } from "../lib/schema";
 import { sections } from "../config/schema";
-import { plan, one, ofType } from "./helpers";
+import { plan, planFixture, one, ofType } from "./helpers";
+import { fixtureStack } from "./support/stacks";
 import { NODE_GROUP as NG, LAUNCH_TEMPLATE as LT } from "../policies/rules/types";
 
 const expected = {
@@ -57,8 +58,13 @@ describe("GPU node group", () => {
         assert.equal(ng.props.launchTemplate.id, `${lt.name}-id`);
         assert.equal(ng.props.launchTemplate.version, "1");
         assert.deepEqual(lt.props.metadataOptions, { httpEndpoint: "enabled", httpTokens: "required", httpPutResponseHopLimit: 1 });
+        // The volumes' key is the one the stack creates (rotation on), named by ARN.
+        const key = one(p.resources, "aws:kms/key:Key", "gpu-volumes");
+        assert.equal(key.props.enableKeyRotation, true);
+        const keyArn = lt.props.blockDeviceMappings[0].ebs.kmsKeyId;
+        assert.match(String(keyArn), /^arn:aws:kms:[a-z0-9-]+:\d{12}:key\//);
         assert.deepEqual(lt.props.blockDeviceMappings, [
-          { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: want.volume, encrypted: "true", deleteOnTermination: "true" } },
+          { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", volumeSize: want.volume, encrypted: "true", kmsKeyId: keyArn, deleteOnTermination: "true" } },
         ]);
         assert.equal(lt.props.imageId, undefined, "EKS picks the AMI for the AMI type");
         assert.deepEqual(lt.props.vpcSecurityGroupIds, [`${sg.name}-id`, "sg-0c1a5e0000000000c"]);
@@ -104,6 +110,7 @@ describe("GPU node group", () => {
       scaling: { min: 1, desired: 1, max: 2 },
       tags: {},
     };
+    const KEY = "arn:aws:kms:us-east-1:123456789012:key/00000000-0000-4000-8000-000000000000";
     it("applies the defaults once", () => {
       const r = resolveGpuNodeGroupArgs(args);
       assert.equal(r.amiType, "AL2023_x86_64_NVIDIA");
@@ -114,10 +121,10 @@ describe("GPU node group", () => {
       assert.equal(resolveGpuNodeGroupArgs({ ...args, imdsHopLimit: 2 }).imdsHopLimit, 2);
     });
     it("Bottlerocket: sizes the data volume (/dev/xvdb), keeps the OS volume encrypted, and sends TOML", () => {
-      const lt = gpuLaunchTemplateArgs(resolveGpuNodeGroupArgs({ ...args, amiType: "BOTTLEROCKET_x86_64_NVIDIA", rootVolumeGiB: 250 }), ["sg-a"]);
+      const lt = gpuLaunchTemplateArgs(resolveGpuNodeGroupArgs({ ...args, amiType: "BOTTLEROCKET_x86_64_NVIDIA", rootVolumeGiB: 250 }), ["sg-a"], KEY);
       assert.deepEqual(lt.blockDeviceMappings, [
-        { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", encrypted: "true", deleteOnTermination: "true" } },
-        { deviceName: "/dev/xvdb", ebs: { volumeType: "gp3", volumeSize: 250, encrypted: "true", deleteOnTermination: "true" } },
+        { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", encrypted: "true", kmsKeyId: KEY, deleteOnTermination: "true" } },
+        { deviceName: "/dev/xvdb", ebs: { volumeType: "gp3", volumeSize: 250, encrypted: "true", kmsKeyId: KEY, deleteOnTermination: "true" } },
       ]);
       assert.equal(Buffer.from(lt.userData as string, "base64").toString("utf8"), gpuUserData("bottlerocket"));
     });
@@ -135,6 +142,18 @@ describe("GPU node group", () => {
       );
       return details;
     };
+    it("rejects a volume key that is no key ARN (an alias), naming the key", () => {
+      const problems = problemsOf({ ...args, rootVolumeKmsKeyArn: "alias/aws/ebs" });
+      assert.equal(problems.length, 1);
+      assert.equal(problems[0].key, "rootVolumeKmsKeyArn");
+      assert.match(problems[0].rule, /must be a KMS key ARN/);
+    });
+    it("a given volume key is used as it is, and no key is created", async () => {
+      const given = "arn:aws:kms:us-east-1:123456789012:key/11111111-2222-4333-8444-555555555555";
+      const p = await planFixture(fixtureStack("prod", (s) => (s.gpu.rootVolumeKmsKeyArn = given)));
+      assert.equal(ofType(p.resources, "aws:kms/key:Key").filter((k) => k.name === "gpu-volumes").length, 0);
+      assert.ok(one(p.resources, LT).props.blockDeviceMappings.every((m: { ebs: { kmsKeyId: string } }) => m.ebs.kmsKeyId === given));
+    });
     it("rejects inconsistent scaling and a hop limit above 2, naming the key, the rule and the value", () => {
       assert.deepEqual(problemsOf({ ...args, scaling: { min: 2, desired: 1, max: 3 } }), [
         { key: "scaling.min", rule: "must be <= desired (1)", value: { shown: "2" } },

@@ -89,6 +89,31 @@ describe("gpu-nodes policy rules", () => {
     assert.match(v[0], /blockDeviceMappings is empty/);
   });
 
+  it("launch-template-encrypted-volumes requires a customer-managed key in prod: absent or alias/aws/ebs fires", async () => {
+    const P = "launch-template-encrypted-volumes";
+    assert.deepEqual(await violations(P, await prodWith(LT, () => undefined)), []);
+    let v = await violations(P, await prodWith(LT, (p) => delete p.blockDeviceMappings[0].ebs.kmsKeyId));
+    assert.equal(v.length, 1);
+    assert.match(v[0], /blockDeviceMappings\[0\]\.ebs\.kmsKeyId \(\/dev\/xvda\) must name a customer-managed KMS key in prod, got nothing/);
+    for (const aws of ["alias/aws/ebs", "arn:aws:kms:us-east-1:123456789012:alias/aws/ebs"]) {
+      v = await violations(P, await prodWith(LT, (p) => (p.blockDeviceMappings[0].ebs.kmsKeyId = aws)));
+      assert.equal(v.length, 1, aws);
+      assert.match(v[0], /must name a customer-managed KMS key in prod/);
+    }
+  });
+
+  it("launch-template-encrypted-volumes: reasonable variants pass (a key id or a customer alias; no key outside the listed environments)", async () => {
+    const P = "launch-template-encrypted-volumes";
+    for (const key of ["1234abcd-12ab-34cd-56ef-1234567890ab", "alias/triton-gpu-volumes-x", "arn:aws:kms:us-east-1:123456789012:alias/shared-ebs"]) {
+      assert.deepEqual(await violations(P, await prodWith(LT, (p) => (p.blockDeviceMappings[0].ebs.kmsKeyId = key))), [], key);
+    }
+    const noKey = await prodWith(LT, (p) => delete p.blockDeviceMappings[0].ebs.kmsKeyId);
+    assert.deepEqual(await violations(P, noKey, { [P]: { environments: ["staging"] } }), []);
+    const dev = JSON.parse(JSON.stringify((await plan("dev")).resources)) as RecordedResource[];
+    delete dev.find((r) => r.type === LT)!.props.blockDeviceMappings[0].ebs.kmsKeyId;
+    assert.deepEqual(await violations(P, dev), []);
+  });
+
   it("helm-release-pinned fires on the GPU Operator without a version or from another repository", async () => {
     const v = await violations(
       "helm-release-pinned",

@@ -276,7 +276,7 @@ describe("model repository IAM, evaluated by an IAM simulator", () => {
       assert.deepEqual(doc("aws:iam/rolePolicy:RolePolicy", "model-repository-reader"), modelReadPolicy(access));
       assert.deepEqual(doc("aws:iam/rolePolicy:RolePolicy", "model-repository-publisher"), modelPublishPolicy(access));
       assert.deepEqual(doc("aws:s3/bucketPolicy:BucketPolicy"), tlsOnlyBucketPolicy(bucketArn));
-      assert.deepEqual(doc("aws:kms/key:Key"), accountKeyPolicy("aws", ACCOUNT));
+      assert.deepEqual(doc("aws:kms/key:Key", "model-repository-key"), accountKeyPolicy("aws", ACCOUNT));
       // The simulations above used these names: the planned bucket and key are the ones simulated.
       assert.equal(bucketArn, BUCKET_ARN);
       assert.equal(keyArn, KEY_ARN);

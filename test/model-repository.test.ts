@@ -68,7 +68,7 @@ describe("model repository", () => {
     });
 
     it("creates the KMS key with rotation and the longest deletion window", () => {
-      const key = one(rs, "aws:kms/key:Key");
+      const key = one(rs, "aws:kms/key:Key", "model-repository-key");
       assert.equal(key.props.enableKeyRotation, true);
       assert.equal(key.props.deletionWindowInDays, 30);
     });
@@ -158,7 +158,7 @@ describe("model repository", () => {
         }),
       );
       assert.equal(ofType(p.resources, "aws:s3/bucket:Bucket").length, 0);
-      assert.equal(ofType(p.resources, "aws:kms/key:Key").length, 0, "the given key is used");
+      assert.equal(ofType(p.resources, "aws:kms/key:Key").filter((k) => k.name === "model-repository-key").length, 0, "the given key is used");
       const doc = parse(one(p.resources, "aws:iam/rolePolicy:RolePolicy", "model-repository-reader").props.policy);
       assert.deepEqual(resourcesOf(doc), [
         "arn:aws:s3:::shared-models.example",

@@ -85,11 +85,46 @@ describe("serving group config", () => {
     );
   });
 
-  it("an exit timeout not below the grace period is an error on exitTimeoutSecs", () => {
-    expectProblem(
-      prodWith((g) => (g.exitTimeoutSecs = 60)),
-      /groups\[0\]\.exitTimeoutSecs plus preStopSleepSeconds \(10\) must be below terminationGracePeriodSeconds \(60\).*got 60/,
-    );
+  describe("termination covers the gateway's longest request (gateway.inferTimeoutSeconds 120 in the prod fixture)", () => {
+    it("an exit timeout below the gateway's route timeout is an error on exitTimeoutSecs, naming the gateway key", () => {
+      expectProblem(
+        prodWith((g) => (g.exitTimeoutSecs = 30)),
+        /groups\[0\]\.exitTimeoutSecs must be at least the longest request the gateway lets through \(gateway\.inferTimeoutSeconds: 120 s\).*got 30/,
+      );
+    });
+
+    it("a raised gateway timeout breaks a group's pinned exit timeout", () => {
+      const raw = prodWith((g) => (g.exitTimeoutSecs = 120));
+      assert.deepEqual(problems(raw), []);
+      const gw = JSON.parse(raw["triton-platform:gateway"]);
+      raw["triton-platform:gateway"] = JSON.stringify({ ...gw, inferTimeoutSeconds: 300 });
+      expectProblem(raw, /groups\[0\]\.exitTimeoutSecs must be at least .*gateway\.inferTimeoutSeconds: 300 s.*got 120/);
+    });
+
+    it("a grace period short of preStop + the derived exit timeout is an error on terminationGracePeriodSeconds", () => {
+      expectProblem(
+        prodWith((g) => (g.terminationGracePeriodSeconds = 60)),
+        /groups\[0\]\.terminationGracePeriodSeconds must be at least preStopSleepSeconds \(10\) \+ the exit timeout derived from gateway\.inferTimeoutSeconds \(120\) \+ 15 s = 145.*got 60/,
+      );
+    });
+
+    it("a given grace period short of preStop + the given exit timeout is an error on terminationGracePeriodSeconds", () => {
+      expectProblem(
+        prodWith((g) => Object.assign(g, { exitTimeoutSecs: 200, terminationGracePeriodSeconds: 210 })),
+        /groups\[0\]\.terminationGracePeriodSeconds must be at least preStopSleepSeconds \(10\) \+ exitTimeoutSecs \(200\) \+ 15 s = 225.*got 210/,
+      );
+    });
+
+    it("reasonable variants pass: derived, a longer exit timeout, a roomier grace period, no preStop", () => {
+      for (const edit of [
+        () => undefined,
+        (g: Record<string, any>) => (g.exitTimeoutSecs = 300),
+        (g: Record<string, any>) => (g.terminationGracePeriodSeconds = 600),
+        (g: Record<string, any>) => Object.assign(g, { preStopSleepSeconds: 0, exitTimeoutSecs: 120, terminationGracePeriodSeconds: 135 }),
+      ]) {
+        assert.deepEqual(problems(prodWith(edit)), [], String(edit));
+      }
+    });
   });
 
   it("image tags must be releases; latest and unknown keys are refused", () => {

@@ -82,6 +82,7 @@ describe("a canary older than its primary is a warning", () => {
     modelRepository: { uri: "s3://b/p", serviceAccountName: "triton", env: [], egressPort: 443 },
     priorityClassName: "triton-serving",
     zoneCount: 2,
+    longestRequestSeconds: 60,
     models: ["resnet50"],
     image: { tag: "26.08-py3" },
     replicas: 2,

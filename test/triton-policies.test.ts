@@ -24,6 +24,7 @@ function compliant(environment: "prod" | "dev" = "prod"): RecordedResource[] {
     modelRepository: binding,
     priorityClassName: "triton-serving",
     zoneCount: 3,
+    longestRequestSeconds: 60,
     models: ["resnet50"],
     image: { tag: "25.01-py3" },
     replicas: 3,

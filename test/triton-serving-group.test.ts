@@ -11,6 +11,7 @@ import {
 } from "../components/contracts";
 import {
   resolveTritonServer,
+  TRITON_EXIT_MARGIN_SECONDS,
   startupFailureThreshold,
   tritonHeadlessService,
   tritonHorizontalPodAutoscaler,
@@ -230,6 +231,7 @@ describe("Triton serving group builders", () => {
     modelRepository: efs,
     priorityClassName: "triton-serving",
     zoneCount: 1,
+    longestRequestSeconds: 60,
     models: ["bert"],
     image: { tag: "25.01-py3", digest: `sha256:${"a".repeat(64)}` },
     replicas: 3,
@@ -284,25 +286,45 @@ describe("Triton serving group builders", () => {
 
   it("refuses inconsistent arguments before building anything, listing every problem", () => {
     assert.throws(
-      () => resolveTritonServer({ ...args, shmSize: "32Gi", exitTimeoutSecs: 120, canary: { replicas: 0 }, extraArgs: ["--gpus=1"] }),
+      () =>
+        resolveTritonServer({
+          ...args,
+          shmSize: "32Gi",
+          exitTimeoutSecs: 120,
+          terminationGracePeriodSeconds: 60,
+          canary: { replicas: 0 },
+          extraArgs: ["--gpus=1"],
+        }),
       (e: Error) =>
         e instanceof SettingsError &&
         e.subject === 'invalid arguments of TritonServer "nlp"' &&
         /shmSize must be smaller than memory \(16Gi\)/.test(e.message) &&
-        /exitTimeoutSecs plus preStopSleepSeconds \(10\) must be below terminationGracePeriodSeconds \(60\)/.test(e.message) &&
+        /terminationGracePeriodSeconds must be at least preStopSleepSeconds \(10\) \+ exitTimeoutSecs \(120\) \+ 15 s = 145, .*got 60/.test(e.message) &&
         /canary\.replicas must be >= 1/.test(e.message) &&
         /extraArgs\[0\] .*--gpus/.test(e.message),
     );
   });
 
+  it("a direct caller's exit timeout below its longest request is refused, naming the key", () => {
+    assert.throws(
+      () => resolveTritonServer({ ...args, longestRequestSeconds: 90, exitTimeoutSecs: 60 }),
+      (e: Error) => e instanceof SettingsError && e.problems.some((p) => /^exitTimeoutSecs must be at least the longest request .*90 s.*got 60$/.test(p)),
+    );
+    assert.equal(resolveTritonServer({ ...args, longestRequestSeconds: 90 }).exitTimeoutSecs, 90);
+  });
+
   it("a direct caller gets the stack config's defaults, from the same schema", () => {
-    const { namespace, labels, modelRepository, priorityClassName, zoneCount, ...settings } = args;
+    const { namespace, labels, modelRepository, priorityClassName, zoneCount, longestRequestSeconds, ...settings } = args;
     void [namespace, labels, modelRepository, priorityClassName, zoneCount];
     const fromConfig = v.parse(tritonSection, { groups: [settings] }).groups[0];
     const r = resolveTritonServer(args);
     for (const [key, value] of Object.entries(fromConfig)) {
-      if (!["hpa", "image", "models", "canary"].includes(key)) assert.deepEqual(r[key as keyof typeof r], value, key);
+      if (!["hpa", "image", "models", "canary", "exitTimeoutSecs", "terminationGracePeriodSeconds"].includes(key))
+        assert.deepEqual(r[key as keyof typeof r], value, key);
     }
+    // The termination is derived from the gateway's longest request by the same function as the stack's.
+    assert.equal(r.exitTimeoutSecs, longestRequestSeconds);
+    assert.equal(r.terminationGracePeriodSeconds, r.preStopSleepSeconds + longestRequestSeconds + TRITON_EXIT_MARGIN_SECONDS);
     assert.equal(r.hpa.targetQueueUs, fromConfig.hpa.targetQueueUs);
     assert.equal(r.tracks[0].image, `${fromConfig.image.repository}:25.01-py3@sha256:${"a".repeat(64)}`);
   });

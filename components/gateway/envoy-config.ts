@@ -61,6 +61,15 @@ export const MIRROR_RUNTIME_PREFIX = "triton_gateway.mirror";
 export const CANARY_TRAFFIC_RUNTIME_PREFIX = "triton_gateway.canary_traffic";
 /** Timeout of metadata and readiness calls: they answer from memory. */
 const READ_TIMEOUT_SECONDS = 15;
+/**
+ * The longest request a route lets through to a Triton cluster, in seconds: the largest bounded
+ * route timeout (inference, metadata reads). Serving pods derive their exit timeout from it
+ * (components/triton/schema.ts tritonShutdown). ModelStreamInfer streams have no overall timeout
+ * (0s, below): no exit timeout can cover them; a stopping Triton ends them (GOAWAY) and clients reconnect.
+ */
+export function longestRequestSeconds(input: Pick<EnvoyConfigInput, "inferTimeoutSeconds">): number {
+  return Math.max(input.inferTimeoutSeconds, READ_TIMEOUT_SECONDS);
+}
 /** Idle bound of a ModelStreamInfer stream (it has no overall timeout). */
 export const STREAM_IDLE_SECONDS = 300;
 /**

@@ -81,14 +81,70 @@ export function privateSubnetQuery(vpcId: pulumi.Input<string>, zones: readonly 
   };
 }
 
-/** Pure: the launch template's arguments. */
-export function gpuLaunchTemplateArgs(r: ResolvedGpuNodeGroupArgs, securityGroupIds: pulumi.Input<string>[]): LaunchTemplateArgs {
+/** The role EC2 Auto Scaling launches a managed node group's instances with (EC2 Auto Scaling user guide, service-linked roles). */
+export function autoScalingServiceLinkedRoleArn(partition: string, accountId: string): string {
+  return `arn:${partition}:iam::${accountId}:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling`;
+}
+
+/**
+ * Key policy of the GPU nodes' volume key, as AWS requires it for volumes an Auto Scaling group
+ * launches (EC2 Auto Scaling user guide, "Required AWS KMS key policy for use with encrypted
+ * volumes"): the service-linked role may use the key and create grants for AWS resources only
+ * (EBS attaches the volume through a grant). The account statement keeps the key administrable
+ * (without it the key is unmanageable); it grants nothing to a principal whose IAM policies do
+ * not. The node role gets nothing: the instance never calls KMS for its own volumes (EBS decrypts
+ * them under the grant), so least privilege leaves it out.
+ */
+export function gpuVolumeKeyPolicy(partition: string, accountId: string): Record<string, unknown> {
+  const slr = autoScalingServiceLinkedRoleArn(partition, accountId);
+  return {
+    Version: IAM_POLICY_VERSION,
+    Statement: [
+      { Sid: "EnableIamPolicies", Effect: "Allow", Principal: { AWS: `arn:${partition}:iam::${accountId}:root` }, Action: "kms:*", Resource: "*" },
+      {
+        Sid: "AutoScalingUsesTheKey",
+        Effect: "Allow",
+        Principal: { AWS: slr },
+        Action: ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"],
+        Resource: "*",
+      },
+      {
+        Sid: "AutoScalingAttachesVolumes",
+        Effect: "Allow",
+        Principal: { AWS: slr },
+        Action: "kms:CreateGrant",
+        Resource: "*",
+        Condition: { Bool: { "kms:GrantIsForAWSResource": "true" } },
+      },
+    ],
+  };
+}
+
+/** The volume key the stack creates when gpu.rootVolumeKmsKeyArn is not given; `policy` is gpuVolumeKeyPolicy's JSON. */
+export function gpuVolumeKeyArgs<T>(policy: T) {
+  return {
+    description: "EBS volumes of the triton-platform GPU nodes (images, kubelet state, model caches)",
+    policy,
+    // Rotation: a key leaked in year one no longer decrypts new volumes in year two.
+    enableKeyRotation: true,
+    // Longest window: deleting the key makes every volume (and snapshot) it encrypted unreadable.
+    deletionWindowInDays: 30,
+  };
+}
+
+/** Pure: the launch template's arguments; `kmsKeyId` the volumes' customer-managed key. */
+export function gpuLaunchTemplateArgs(
+  r: ResolvedGpuNodeGroupArgs,
+  securityGroupIds: pulumi.Input<string>[],
+  kmsKeyId: pulumi.Input<string>,
+): LaunchTemplateArgs {
   const ami: GpuAmiType = GPU_AMI_TYPES[r.amiType];
   const volume = (size?: number) => ({
     volumeType: "gp3",
     ...(size === undefined ? {} : { volumeSize: size }),
     // Encrypted whatever the account's EBS default: model files and cached images are data.
     encrypted: "true",
+    kmsKeyId,
     deleteOnTermination: "true",
   });
   const blockDeviceMappings = [

@@ -57,6 +57,7 @@ export const gpuComponent: ComponentDescriptor = {
         gpusPerNode: Math.min(...gpu.instanceTypes.map((t) => gpuInstanceType(t)?.gpus ?? 1)),
         scaling: gpu.scaling,
         rootVolumeGiB: gpu.rootVolumeGiB,
+        rootVolumeKmsKeyArn: gpu.rootVolumeKmsKeyArn,
         maxUnavailable: gpu.maxUnavailable,
         tags: ctx.need("tags"),
       },

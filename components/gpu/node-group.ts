@@ -11,6 +11,10 @@ import { getSubnet } from "@pulumi/aws/ec2/getSubnet";
 import { Role } from "@pulumi/aws/iam/role";
 import { RolePolicyAttachment } from "@pulumi/aws/iam/rolePolicyAttachment";
 import { Tag } from "@pulumi/aws/autoscaling/tag";
+import { Key } from "@pulumi/aws/kms/key";
+import { Alias } from "@pulumi/aws/kms/alias";
+import { getCallerIdentityOutput } from "@pulumi/aws/getCallerIdentity";
+import { getPartitionOutput } from "@pulumi/aws/getPartition";
 import { GPU_TAINT, GPU_TOLERATION, type GpuNodesRef } from "../contracts";
 import { PRIVATE_SUBNET_TAG } from "../upstream/eks";
 import { resolveGpuNodeGroupArgs, type GpuNodeGroupArgs } from "./schema";
@@ -18,6 +22,8 @@ import {
   asgTagResourceName,
   autoscalerNodeTemplateTags,
   gpuLaunchTemplateArgs,
+  gpuVolumeKeyArgs,
+  gpuVolumeKeyPolicy,
   gpuNodeGroupArgs,
   gpuNodeLabels,
   gpuNodeRoleArgs,
@@ -30,6 +36,8 @@ import {
 export class GpuNodeGroup extends pulumi.ComponentResource {
   readonly nodeGroup: NodeGroup;
   readonly launchTemplate: LaunchTemplate;
+  /** The customer-managed key of the nodes' EBS volumes. */
+  readonly volumeKeyArn: pulumi.Output<string>;
   readonly securityGroup: SecurityGroup;
   readonly role: Role;
   /** Cluster Autoscaler node-template tags on the node group's Auto Scaling group. */
@@ -52,7 +60,20 @@ export class GpuNodeGroup extends pulumi.ComponentResource {
       (policyArn) => new RolePolicyAttachment(`${name}-node-${policyArn.split("/").pop()}`, { role: this.role.name, policyArn }, { parent: this }),
     );
 
-    this.launchTemplate = new LaunchTemplate(name, gpuLaunchTemplateArgs(r, [this.securityGroup.id, pulumi.output(r.clusterSecurityGroupId)]), {
+    // The volumes' customer-managed key: the given one, or one the stack creates with rotation on.
+    let volumeKeyArn: pulumi.Output<string>;
+    if (r.rootVolumeKmsKeyArn) volumeKeyArn = pulumi.output(r.rootVolumeKmsKeyArn);
+    else {
+      const partition = getPartitionOutput({}, { parent: this }).partition;
+      const accountId = getCallerIdentityOutput({}, { parent: this }).accountId;
+      const policy = pulumi.all([partition, accountId]).apply(([p, a]) => JSON.stringify(gpuVolumeKeyPolicy(p, a)));
+      const key = new Key(`${name}-volumes`, gpuVolumeKeyArgs(policy), { parent: this });
+      new Alias(`${name}-volumes`, { namePrefix: "alias/triton-gpu-volumes-", targetKeyId: key.keyId }, { parent: this });
+      volumeKeyArn = key.arn;
+    }
+    this.volumeKeyArn = volumeKeyArn;
+
+    this.launchTemplate = new LaunchTemplate(name, gpuLaunchTemplateArgs(r, [this.securityGroup.id, pulumi.output(r.clusterSecurityGroupId)], volumeKeyArn), {
       parent: this,
     });
 

@@ -24,6 +24,7 @@ import {
   type DeepReadonly,
 } from "../../lib/schema";
 import { uniqueList } from "../../lib/schema";
+import { KMS_KEY_ARN } from "../model-repository/policies";
 import type { CheckContext, Schema } from "../../lib/schema";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
 
@@ -67,6 +68,12 @@ const nodeGroupEntries = {
     v.optional(integer({ min: 50, max: 16384 }), 200),
     "Size of the encrypted gp3 volume holding container images, kubelet state and model caches, GiB. Triton images are 10-20 GB " +
       "and a node keeps the previous one during a rollout; a full disk evicts every pod on the node (DiskPressure).",
+  ),
+  rootVolumeKmsKeyArn: doc(
+    v.optional(pattern(KMS_KEY_ARN, "must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not an alias")),
+    "Customer-managed KMS key of the GPU nodes' EBS volumes (launch template kmsKeyId). An existing key's policy must let the account's " +
+      "AWSServiceRoleForAutoScaling use it and create grants for AWS resources (EC2 Auto Scaling user guide, key policy for encrypted volumes).",
+    { default: "a key the stack creates: rotation on, usable only by the EC2 Auto Scaling service-linked role (and the account's administrators)" },
   ),
   maxUnavailable: doc(
     v.optional(integer({ min: 1 }), 1),

@@ -9,6 +9,7 @@ import type * as v from "valibot";
 import { PROMETHEUS_PODS, type ServingGroupAlertRef, type ServingGroupRef, type Track } from "../contracts";
 import { sectionSpec, type ComponentDescriptor } from "../component";
 import { gatewayPods } from "../gateway/network";
+import { longestRequestSeconds } from "../gateway/envoy-config";
 import { tritonNetworkNeeds, tritonPods } from "./network";
 import { list, pct, plural, range } from "../summary-text";
 import { warn } from "../../lib/warnings";
@@ -170,6 +171,8 @@ export const tritonComponent: ComponentDescriptor = {
             modelRepository: modelRepository.binding,
             priorityClassName: tritonPriority.name,
             zoneCount: cluster.zones.length,
+            // The gateway's longest route timeout: the pods' termination covers it (tritonShutdown).
+            longestRequestSeconds: longestRequestSeconds(ctx.settings.gateway),
           },
           // The repository's ServiceAccount (and claim) must exist before pods reference them.
           { ...k8sOpts, dependsOn: [servingNs, tritonPriority, modelRepository] },

@@ -21,10 +21,73 @@ import {
   uniqueList,
 } from "../../lib/schema";
 import { quantityValue } from "../../lib/quantity";
+import { keyPath, SettingsError } from "../../lib/errors";
 import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type ModelRepositoryBinding, type ServingGroupRef, type Track } from "../contracts";
 import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 import { ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
+
+/**
+ * Time Triton needs after its exit timeout: the server's stop (model unload) and the process's exit,
+ * beyond the requests' budget (src/main.cc at r26.07: StopEndpoints spends --exit-timeout-secs on the
+ * HTTP and gRPC endpoints, then TRITONSERVER_ServerStop gets what is left, then the remaining endpoints stop).
+ */
+export const TRITON_EXIT_MARGIN_SECONDS = 15;
+
+function graceRule(preStop: number, exit: number, exitFrom = "exitTimeoutSecs"): string {
+  return (
+    `must be at least preStopSleepSeconds (${preStop}) + ${exitFrom} (${exit}) + ${TRITON_EXIT_MARGIN_SECONDS} s = ${preStop + exit + TRITON_EXIT_MARGIN_SECONDS}, ` +
+    "or the kubelet kills Triton mid-drain"
+  );
+}
+
+/** A serving pod's termination: the preStop sleep, Triton's exit timeout after SIGTERM, and the grace period that covers both. */
+export interface TritonShutdown {
+  readonly preStopSleepSeconds: number;
+  readonly exitTimeoutSecs: number;
+  readonly terminationGracePeriodSeconds: number;
+}
+
+type ShutdownKeys = Pick<TritonGroupSettings, "preStopSleepSeconds" | "exitTimeoutSecs" | "terminationGracePeriodSeconds">;
+
+/**
+ * The one derivation of a serving pod's termination from the longest request the gateway lets
+ * through (gateway's longestRequestSeconds): the exit timeout defaults to it, the grace period to
+ * preStop + exit timeout + TRITON_EXIT_MARGIN_SECONDS. Sequence: the pod turns terminating, the
+ * preStop sleeps while the gateway's DNS refresh drops it; a request accepted up to then runs at
+ * most longestRequestSeconds; SIGTERM then gives it the exit timeout; the grace period covers both.
+ */
+export function tritonShutdown(g: ShutdownKeys, longestRequestSeconds: number): TritonShutdown {
+  const exitTimeoutSecs = g.exitTimeoutSecs ?? longestRequestSeconds;
+  return {
+    preStopSleepSeconds: g.preStopSleepSeconds,
+    exitTimeoutSecs,
+    terminationGracePeriodSeconds: g.terminationGracePeriodSeconds ?? g.preStopSleepSeconds + exitTimeoutSecs + TRITON_EXIT_MARGIN_SECONDS,
+  };
+}
+
+/** What a group's given termination keys break against the gateway's longest request (the key path is relative to the group). */
+export function tritonShutdownProblems(g: ShutdownKeys, longestRequestSeconds: number): { path: string[]; message: string }[] {
+  const out: { path: string[]; message: string }[] = [];
+  if (g.exitTimeoutSecs !== undefined && g.exitTimeoutSecs < longestRequestSeconds) {
+    out.push({
+      path: ["exitTimeoutSecs"],
+      message:
+        `must be at least the longest request the gateway lets through (gateway.inferTimeoutSeconds: ${longestRequestSeconds} s), ` +
+        "or a rollout or scale-down cuts requests in flight (leave it out to derive it)",
+    });
+  }
+  if (g.exitTimeoutSecs === undefined && g.terminationGracePeriodSeconds !== undefined) {
+    const s = tritonShutdown(g, longestRequestSeconds);
+    if (s.terminationGracePeriodSeconds < s.preStopSleepSeconds + s.exitTimeoutSecs + TRITON_EXIT_MARGIN_SECONDS) {
+      out.push({
+        path: ["terminationGracePeriodSeconds"],
+        message: graceRule(s.preStopSleepSeconds, s.exitTimeoutSecs, "the exit timeout derived from gateway.inferTimeoutSeconds"),
+      });
+    }
+  }
+  return out;
+}
 
 /** Release tags of nvcr.io/nvidia/tritonserver: <yy.mm>-py3 and its variants. Never `latest`. */
 export const TRITON_IMAGE_TAG = /^\d{2}\.\d{2}-(py3|py3-min|vllm-python-py3|trtllm-python-py3)$/;
@@ -164,16 +227,19 @@ export const tritonGroupSettings = refined(
     ),
     startupProbePeriodSeconds: doc(v.optional(integer({ min: 1, max: 60 }), 10), "periodSeconds of the startupProbe."),
     exitTimeoutSecs: doc(
-      v.optional(integer({ min: 1 }), 30),
-      "--exit-timeout-secs: in-flight requests get this long after SIGTERM; plus preStopSleepSeconds, below terminationGracePeriodSeconds.",
+      v.optional(integer({ min: 1 })),
+      "--exit-timeout-secs: after SIGTERM Triton refuses new connections and gives in-flight requests this long (one budget for HTTP, gRPC " +
+        "and the server's stop); at least the longest request the gateway lets through, or a rollout or scale-down cuts requests in flight.",
+      { default: "the gateway's longest route timeout (gateway.inferTimeoutSeconds)" },
     ),
     preStopSleepSeconds: doc(
       v.optional(integer({ min: 0, max: 120 }), 10),
-      "preStop sleep, so that endpoints drop the pod before Triton stops accepting (no refused requests on rollout).",
+      "preStop sleep, so that the gateway drops the pod (DNS refresh of the headless Service, 5 s) before Triton stops accepting (no refused requests on rollout).",
     ),
     terminationGracePeriodSeconds: doc(
-      v.optional(integer({ min: 1 }), 60),
-      "The pod's grace period; must exceed preStopSleepSeconds + exitTimeoutSecs, or the kubelet kills Triton mid-drain.",
+      v.optional(integer({ min: 1 })),
+      "The pod's grace period; must be at least preStopSleepSeconds + the exit timeout + 15 s (Triton's own exit), or the kubelet kills Triton mid-drain.",
+      { default: "preStopSleepSeconds + the exit timeout + 15 s" },
     ),
     cudaMemoryPoolByteSize: doc(v.optional(integer({ min: 0 }), 268_435_456), "--cuda-memory-pool-byte-size per GPU, bytes."),
     pinnedMemoryPoolByteSize: doc(v.optional(integer({ min: 0 }), 268_435_456), "--pinned-memory-pool-byte-size, bytes."),
@@ -211,12 +277,10 @@ export const tritonGroupSettings = refined(
     if (g.modelLoadBudgetSeconds < g.startupProbePeriodSeconds) {
       add(["modelLoadBudgetSeconds"], `must be at least one startup probe period (startupProbePeriodSeconds = ${g.startupProbePeriodSeconds})`);
     }
-    if (g.preStopSleepSeconds + g.exitTimeoutSecs >= g.terminationGracePeriodSeconds) {
-      add(
-        ["exitTimeoutSecs"],
-        `plus preStopSleepSeconds (${g.preStopSleepSeconds}) must be below terminationGracePeriodSeconds (${g.terminationGracePeriodSeconds}), ` +
-          "or the kubelet kills Triton mid-drain",
-      );
+    // With both given, the grace period is checked here; with the exit timeout derived, against the gateway (tritonShutdownProblems).
+    if (g.exitTimeoutSecs !== undefined && g.terminationGracePeriodSeconds !== undefined) {
+      const min = g.preStopSleepSeconds + g.exitTimeoutSecs + TRITON_EXIT_MARGIN_SECONDS;
+      if (g.terminationGracePeriodSeconds < min) add(["terminationGracePeriodSeconds"], graceRule(g.preStopSleepSeconds, g.exitTimeoutSecs));
     }
     const mode = g.modelControlMode;
     if (mode === "explicit" && !g.models?.length) add(["models"], "must list the models to load: explicit model control loads nothing else");
@@ -298,6 +362,11 @@ export interface TritonServerRefs {
    * the cluster (cluster.zones), which the group cannot guess.
    */
   readonly zoneCount: number;
+  /**
+   * The longest request the gateway lets through to the group, in seconds (gateway's
+   * longestRequestSeconds): the exit timeout and grace period are derived from it (tritonShutdown).
+   */
+  readonly longestRequestSeconds: number;
 }
 
 /** Arguments for one Triton serving group: its settings (see tritonGroupSettings) and what the stack wires in. */
@@ -317,8 +386,11 @@ export interface ResolvedTrack {
 }
 
 /** A group with every default applied and every rule checked: what the builders take. */
-export type ResolvedTritonServer = DeepReadonly<Omit<TritonGroupSettings, "hpa" | "canary" | "image" | "models">> &
-  TritonServerRefs & {
+export type ResolvedTritonServer = DeepReadonly<
+  Omit<TritonGroupSettings, "hpa" | "canary" | "image" | "models" | "exitTimeoutSecs" | "terminationGracePeriodSeconds">
+> &
+  TritonServerRefs &
+  TritonShutdown & {
     readonly hpa: { readonly min: number; readonly max: number; readonly targetQueueUs: number };
     /** Primary first, then the canary when configured. */
     readonly tracks: readonly ResolvedTrack[];
@@ -340,8 +412,15 @@ export function canaryImageRef(g: Pick<TritonGroupSettings, "image" | "canary">)
  * created), then the stack's references passed through and the tracks derived.
  */
 export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServer {
-  const { namespace, labels, modelRepository, priorityClassName, zoneCount, ...settings } = args;
-  const s = parseSettings(tritonGroupSettings, settings, `invalid arguments of TritonServer "${args.name}"`);
+  const { namespace, labels, modelRepository, priorityClassName, zoneCount, longestRequestSeconds, ...settings } = args;
+  const subject = `invalid arguments of TritonServer "${args.name}"`;
+  const s = parseSettings(tritonGroupSettings, settings, subject);
+  const shutdownProblems = tritonShutdownProblems(s, longestRequestSeconds);
+  if (shutdownProblems.length)
+    throw new SettingsError(
+      subject,
+      shutdownProblems.map((p) => ({ key: keyPath(p.path), rule: p.message, value: { shown: String(s[p.path[0] as keyof ShutdownKeys]) } })),
+    );
   const { hpa, canary, image, models: primaryModels, ...rest } = s;
   // No models listed (poll or none model control): the pods load none at start-up.
   const models = primaryModels ?? [];
@@ -352,6 +431,8 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
     modelRepository,
     priorityClassName,
     zoneCount,
+    longestRequestSeconds,
+    ...tritonShutdown(s, longestRequestSeconds),
     hpa: { ...hpaBounds(s.replicas, hpa), targetQueueUs: hpa.targetQueueUs },
     tracks: [
       { track: "primary", name: tritonName(s.name, "primary"), image: imageRef(image), release: releaseOfTag(image.tag), models, replicas: s.replicas },

@@ -11,7 +11,8 @@ import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent, percentOf }
 import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { CONFIG_MAP, SERVICE } from "./types";
-import { isWorkload, namespaceOf, objectNameOf, parseEmbeddedOnce, servicesFor, show, tritonStatefulSets } from "./util";
+import { FLAGS } from "../../components/upstream/tritonserver";
+import { isTritonContainer, isWorkload, namespaceOf, objectNameOf, parseEmbeddedOnce, servicesFor, show, tritonStatefulSets, tritonWorkloads } from "./util";
 
 const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATHS.ready];
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
@@ -502,6 +503,157 @@ export const gatewayEnvoyAdminNoService = stackRule({
   },
 });
 
+// ---- a serving pod's termination covers the gateway's requests -------------------------------
+
+/** Envoy's Duration as JSON ("60s", "1.5s", or { seconds, nanos }) in seconds; undefined when absent or unreadable. */
+function durationSeconds(d: unknown): number | undefined {
+  if (typeof d === "string") {
+    const m = /^(\d+(?:\.\d+)?)s$/.exec(d);
+    return m ? Number(m[1]) : undefined;
+  }
+  if (d !== null && typeof d === "object") {
+    const o = d as { seconds?: unknown; nanos?: unknown };
+    return Number(o.seconds ?? 0) + Number(o.nanos ?? 0) / 1e9;
+  }
+  return undefined;
+}
+
+/** Envoy's default RouteAction.timeout when a route sets none (route_components.proto). */
+const ENVOY_DEFAULT_ROUTE_TIMEOUT_SECONDS = 15;
+
+/**
+ * The longest a request on this route action can last upstream, in seconds, or Infinity when
+ * unbounded: `timeout` (0 = none; absent = 15 s), raised by a gRPC client's grpc-timeout up to
+ * max_stream_duration.grpc_timeout_header_max (0 = uncapped) when that is set, and capped by
+ * max_stream_duration.max_stream_duration when that is set above 0.
+ */
+function routeBoundSeconds(action: Record<string, any>): number {
+  const unbounded = (x: number) => (x === 0 ? Infinity : x);
+  let bound = unbounded(durationSeconds(action.timeout) ?? ENVOY_DEFAULT_ROUTE_TIMEOUT_SECONDS);
+  const msd = action.max_stream_duration ?? {};
+  const headerMax = durationSeconds(msd.grpc_timeout_header_max);
+  if (headerMax !== undefined) bound = Math.max(bound, unbounded(headerMax));
+  const hardCap = durationSeconds(msd.max_stream_duration);
+  if (hardCap !== undefined && hardCap > 0) bound = Math.min(bound, hardCap);
+  return bound;
+}
+
+/** Every route action of a bootstrap's listeners, with the clusters it sends to (route.cluster, weighted_clusters) and its path. */
+function routeActions(config: Record<string, any>): { path: string; action: Record<string, any>; clusters: string[] }[] {
+  const out: { path: string; action: Record<string, any>; clusters: string[] }[] = [];
+  const walk = (v: unknown, at: string): void => {
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}[${i}]`));
+    if (v === null || typeof v !== "object") return;
+    const o = v as Record<string, any>;
+    if (at.endsWith("].route") && o.match === undefined) {
+      const clusters = [o.cluster, ...(o.weighted_clusters?.clusters ?? []).map((w: Record<string, any>) => w.name)].filter((c) => typeof c === "string");
+      out.push({ path: at, action: o, clusters });
+    }
+    for (const [k, x] of Object.entries(o)) walk(x, `${at}.${k}`);
+  };
+  walk(config.static_resources?.listeners ?? [], ".static_resources.listeners");
+  return out;
+}
+
+const EXIT_TIMEOUT_FLAG = "--exit-timeout-secs";
+const EXIT_TIMEOUT_DEFAULT = Number(FLAGS.find((f) => f.name === EXIT_TIMEOUT_FLAG)?.default);
+/** Kubernetes' default terminationGracePeriodSeconds (PodSpec). */
+const K8S_DEFAULT_GRACE_SECONDS = 30;
+
+/** A tritonserver container's --exit-timeout-secs (`=N` or `N` as the next argument; tritonserver's default when absent), with where it is. */
+function exitTimeoutOf(c: { command?: readonly string[]; args?: readonly string[] }, at: string): { seconds: number; path: string; given: boolean } {
+  for (const [list, key] of [
+    [c.args, "args"],
+    [c.command, "command"],
+  ] as const) {
+    const a = list ?? [];
+    for (let i = 0; i < a.length; i++) {
+      const x = String(a[i]);
+      if (x.startsWith(`${EXIT_TIMEOUT_FLAG}=`)) return { seconds: Number(x.slice(EXIT_TIMEOUT_FLAG.length + 1)), path: `${at}.${key}[${i}]`, given: true };
+      if (x === EXIT_TIMEOUT_FLAG) return { seconds: Number(a[i + 1]), path: `${at}.${key}[${i + 1}]`, given: true };
+    }
+  }
+  return { seconds: EXIT_TIMEOUT_DEFAULT, path: `${at}.args`, given: false };
+}
+
+/** The seconds a preStop hook holds the container: sleep.seconds, or an exec whose command ends in `sleep N` (any shell form); 0 otherwise. */
+function preStopSecondsOf(c: { lifecycle?: { preStop?: { sleep?: { seconds?: number }; exec?: { command?: readonly string[] } } } }): number {
+  const h = c.lifecycle?.preStop;
+  if (h?.sleep?.seconds !== undefined) return Number(h.sleep.seconds);
+  const line = (h?.exec?.command ?? []).join(" ");
+  const sleeps = [...line.matchAll(/(?:^|[\s;&|])sleep\s+(\d+(?:\.\d+)?)s?\b/g)].map((m) => Number(m[1]));
+  return sleeps.reduce((a, b) => a + b, 0);
+}
+
+export const tritonTerminationCoversGatewayTimeout = stackRule({
+  name: "triton-termination-covers-gateway-timeout",
+  domain: "gateway",
+  configKey: "triton.groups[].exitTimeoutSecs",
+  description:
+    "Every Triton pod (any workload kind) stops within its grace period and gives in-flight requests as long as the gateway lets them run: " +
+    "terminationGracePeriodSeconds ≥ preStop + --exit-timeout-secs, and --exit-timeout-secs ≥ the longest bounded timeout of every Envoy " +
+    "route whose cluster reaches a Service of the pods (route timeout, raised by grpc_timeout_header_max, capped by max_stream_duration).",
+  prevents:
+    "A rollout, a scale-down or an eviction that cuts requests in flight: Triton closes its endpoints after its exit timeout (or the kubelet " +
+    "kills it after the grace period) while the gateway still waits for the answer, and the client gets a reset or a 503 for work that ran.",
+  remediationSteps:
+    "Leave triton-platform:triton.groups[].exitTimeoutSecs and terminationGracePeriodSeconds out: they are derived from " +
+    "gateway.inferTimeoutSeconds (components/triton/schema.ts tritonShutdown); or raise them together with the gateway's timeout.",
+  check: (resources) => {
+    const gateways = envoyConfigs(resources);
+    const out: Finding[] = [];
+    for (const w of tritonWorkloads(resources)) {
+      const kind = String((w.props as { kind?: unknown }).kind);
+      const where = `${kind} ${namespaceOf(w)}/${objectNameOf(w)}`;
+      const services = servicesFor(resources, namespaceOf(w), podTemplateLabelsOf(w));
+      // The longest bounded route into these pods, over every gateway.
+      let longest: { seconds: number; what: string } | undefined;
+      for (const { cm, config } of gateways) {
+        const clusters: Record<string, any>[] = config.static_resources?.clusters ?? [];
+        const reaching = new Set(clusters.filter((c) => services.some((svc) => clusterReaches(c, svc, namespaceOf(cm)))).map((c) => c.name as string));
+        if (reaching.size === 0) continue;
+        for (const r of routeActions(config)) {
+          if (!r.clusters.some((c) => reaching.has(c))) continue;
+          const bound = routeBoundSeconds(r.action);
+          // An unbounded route (a bidirectional stream, timeout 0s) has no time a termination could cover.
+          if (!Number.isFinite(bound)) continue;
+          if (!longest || bound > longest.seconds) longest = { seconds: bound, what: `ConfigMap ${objectNameOf(cm)} ${ENVOY_DATA_PATH}${r.path}` };
+        }
+      }
+      for (const { spec, path } of podSpecsOf(w)) {
+        if (!spec) continue;
+        const grace = spec.terminationGracePeriodSeconds ?? K8S_DEFAULT_GRACE_SECONDS;
+        for (const { c, path: cPath, list } of containersOf(spec, path)) {
+          if (list !== "containers" || !isTritonContainer(c)) continue;
+          const exit = exitTimeoutOf(c, cPath);
+          const preStop = preStopSecondsOf(c);
+          if (!(grace >= preStop + exit.seconds)) {
+            out.push({
+              path: `${path}.terminationGracePeriodSeconds`,
+              value: grace,
+              message:
+                `${where}: ${path}.terminationGracePeriodSeconds is ${grace}, below the preStop (${preStop} s) + ${EXIT_TIMEOUT_FLAG} (${exit.seconds} s` +
+                `${exit.given ? "" : ", tritonserver's default"}) of container ${c.name}: the kubelet kills Triton mid-drain`,
+              urn: w.urn,
+            });
+          }
+          if (longest && !(exit.seconds >= longest.seconds)) {
+            out.push({
+              path: exit.path,
+              value: exit.seconds,
+              message:
+                `${where}: ${exit.path} (container ${c.name}'s ${EXIT_TIMEOUT_FLAG}) is ${exit.seconds}${exit.given ? "" : " (tritonserver's default, flag absent)"}, below the ` +
+                `${longest.seconds} s the gateway lets a request to these pods run (${longest.what}): a stopping pod cuts requests in flight`,
+              urn: w.urn,
+            });
+          }
+        }
+      }
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
 export const rules: readonly Rule[] = [
   gatewayMirrorPercentWithinMax,
@@ -510,4 +662,5 @@ export const rules: readonly Rule[] = [
   gatewayCanaryMirrored,
   gatewayClustersDefined,
   gatewayEnvoyAdminNoService,
+  tritonTerminationCoversGatewayTimeout,
 ];

@@ -257,9 +257,7 @@ const VALUES: Record<Shape, StackValues> = {
           memory: "24Gi",
           shmSize: "4Gi",
           modelLoadBudgetSeconds: 900,
-          exitTimeoutSecs: 30,
           preStopSleepSeconds: 10,
-          terminationGracePeriodSeconds: 60,
           hpa: {
             min: 3,
             max: 9,
