@@ -600,7 +600,8 @@ export const tritonTerminationCoversGatewayTimeout = stackRule({
     "Leave triton-platform:triton.groups[].exitTimeoutSecs and terminationGracePeriodSeconds out: they are derived from " +
     "gateway.inferTimeoutSeconds (components/triton/schema.ts tritonShutdown); or raise them together with the gateway's timeout.",
   check: (resources) => {
-    const gateways = envoyConfigs(resources);
+    // Each bootstrap's route actions walked once, not once per serving workload (100 groups: 200 workloads × every route).
+    const gateways = envoyConfigs(resources).map((g) => ({ ...g, routes: routeActions(g.config) }));
     const out: Finding[] = [];
     for (const w of tritonWorkloads(resources)) {
       const kind = String((w.props as { kind?: unknown }).kind);
@@ -608,11 +609,11 @@ export const tritonTerminationCoversGatewayTimeout = stackRule({
       const services = servicesFor(resources, namespaceOf(w), podTemplateLabelsOf(w));
       // The longest bounded route into these pods, over every gateway.
       let longest: { seconds: number; what: string } | undefined;
-      for (const { cm, config } of gateways) {
+      for (const { cm, config, routes } of gateways) {
         const clusters: Record<string, any>[] = config.static_resources?.clusters ?? [];
         const reaching = new Set(clusters.filter((c) => services.some((svc) => clusterReaches(c, svc, namespaceOf(cm)))).map((c) => c.name as string));
         if (reaching.size === 0) continue;
-        for (const r of routeActions(config)) {
+        for (const r of routes) {
           if (!r.clusters.some((c) => reaching.has(c))) continue;
           const bound = routeBoundSeconds(r.action);
           // An unbounded route (a bidirectional stream, timeout 0s) has no time a termination could cover.
