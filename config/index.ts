@@ -47,6 +47,40 @@ function parseRaw(value: string): unknown {
   return value;
 }
 
+/** The `triton-platform:*` keys of a raw config as section → parsed value (no prototype: a key `__proto__` stays a key, reported as unknown). */
+function sectionInputs(raw: Record<string, string>): Record<string, unknown> {
+  const input = Object.create(null) as Record<string, unknown>;
+  for (const [fullKey, value] of Object.entries(raw)) {
+    if (!fullKey.startsWith(PROJECT + ":")) continue;
+    input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
+  }
+  return input;
+}
+
+/** Every credential (SECRET_KEY_PATHS) set in clear: its section not secret, or (with securePaths) its own value not `secure:`. */
+function credentialsInClear(input: Record<string, unknown>, secretKeys: readonly string[], securePaths?: readonly string[]): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  for (const [sectionKey, paths] of Object.entries(SECRET_KEY_PATHS)) {
+    const full = `${PROJECT}:${sectionKey}`;
+    for (const below of setAt(input[sectionKey], paths)) {
+      const path = [sectionKey, ...below];
+      const at = keyPath(path, PROJECT + ":");
+      if (!secretKeys.includes(full) || (securePaths !== undefined && !securePaths.includes(at))) problems.push({ key: at, rule: plainSecretRule(path) });
+    }
+  }
+  return problems;
+}
+
+/**
+ * The offline planner's check of a stack file the program has already accepted: a credential in
+ * clear beside a `secure:` value of the same section, which the engine's top-level secret keys
+ * cannot show (see loadConfig's `securePaths`). Throws the ConfigError loadConfig would.
+ */
+export function checkCredentials(raw: Record<string, string>, secretKeys: readonly string[], securePaths: readonly string[]): void {
+  const problems = credentialsInClear(sectionInputs(raw), secretKeys, securePaths);
+  if (problems.length > 0) throw new SettingsError("invalid stack configuration", problems);
+}
+
 /**
  * Validate a stack's raw configuration (the map Pulumi gives the program: `ns:key` → string).
  * Throws ConfigError listing every problem.
@@ -65,24 +99,10 @@ export function loadConfig(raw: Record<string, string>, stack: string, secretKey
     if (key.startsWith(PROJECT + ":") && !(key.slice(PROJECT.length + 1) in SECRET_KEY_PATHS))
       problems.push({ key, rule: "must not be a secret: no setting of triton-platform keeps it secret, so it would be written in plaintext" });
   }
-  // No prototype: a key `triton-platform:__proto__` stays a key (and is reported as unknown).
-  const input = Object.create(null) as Record<string, unknown>;
-  for (const [fullKey, value] of Object.entries(raw)) {
-    if (!fullKey.startsWith(PROJECT + ":")) continue;
-    input[fullKey.slice(PROJECT.length + 1)] = parseRaw(value);
-  }
+  const input = sectionInputs(raw);
   // A credential in clear would be committed with the stack file. Checked when the caller
   // knows the secret keys (a program run always does); the value is never shown.
-  if (secretKeys !== undefined) {
-    for (const [sectionKey, paths] of Object.entries(SECRET_KEY_PATHS)) {
-      const full = `${PROJECT}:${sectionKey}`;
-      for (const below of setAt(input[sectionKey], paths)) {
-        const path = [sectionKey, ...below];
-        const at = keyPath(path, PROJECT + ":");
-        if (!secretKeys.includes(full) || (securePaths !== undefined && !securePaths.includes(at))) problems.push({ key: at, rule: plainSecretRule(path) });
-      }
-    }
-  }
+  if (secretKeys !== undefined) problems.push(...credentialsInClear(input, secretKeys, securePaths));
   const region = raw["aws:region"];
   const regionCheck = checkSettings(awsRegion, region);
   if (!regionCheck.success) problems.push({ key: "aws:region", rule: regionCheck.problems[0].rule, value: { shown: show(region) } });

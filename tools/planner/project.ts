@@ -69,8 +69,8 @@ export function projectAt(root: string): Project {
     checkConfig: (stack) => {
       if (stack.securePaths === undefined) return;
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's module, by path, as the program loads it
-      const { loadConfig } = require(path.join(root, "config")) as typeof import("../../config");
-      loadConfig(stack.config, stack.stack, stack.secretKeys, stack.securePaths);
+      const { checkCredentials } = require(path.join(root, "config")) as typeof import("../../config");
+      checkCredentials(stack.config, stack.secretKeys, stack.securePaths);
     },
     capacity: (stack) => {
       /* eslint-disable @typescript-eslint/no-require-imports -- the project's modules, by path, as the program is loaded */
