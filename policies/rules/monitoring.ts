@@ -21,6 +21,7 @@ import { HELM_RELEASE, SERVICE, SERVICE_MONITOR } from "./types";
 import {
   environmentsSchema,
   isHelmChart,
+  flagValues,
   isTritonContainer,
   isWorkload,
   namespaceOf,
@@ -437,11 +438,6 @@ export const monitoringCriticalAlertsNotify = resourceRule<EnvConfig>({
 /** ParseOption<bool> false spellings (any case). */
 const FALSE = /^(false|off|0)$/i;
 const isLoopbackAddress = (a: string): boolean => a === "localhost" || a === "::1" || /^127\./.test(a) || a === "[::1]";
-
-/** Every value a tritonserver container gives `--<flag>=` (command and args), in order. */
-function flagValues(c: { command?: readonly string[]; args?: readonly string[] }, flag: string): string[] {
-  return [...(c.command ?? []), ...(c.args ?? [])].filter((a) => typeof a === "string" && a.startsWith(`${flag}=`)).map((a) => a.slice(flag.length + 1));
-}
 
 /** `--metrics-config` settings as tritonserver reads them (setting=value, one per flag). */
 function metricsConfig(c: { command?: readonly string[]; args?: readonly string[] }): Map<string, string[]> {

@@ -11,7 +11,7 @@ import { quantityValue } from "../../lib/quantity";
 import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf, type Container, type PodSpec, type PropsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
 import { STATEFUL_SET as STS, POD_DISRUPTION_BUDGET as PDB, HORIZONTAL_POD_AUTOSCALER as HPA } from "./types";
-import { environmentsSchema, isTritonContainer, isTritonPodLabels, isWorkload, namespaceOf, objectNameOf, selects, type EnvConfig } from "./util";
+import { commandLine, environmentsSchema, isTritonContainer, isTritonPodLabels, isWorkload, namespaceOf, objectNameOf, selects, type EnvConfig } from "./util";
 
 const ZONE = "topology.kubernetes.io/zone";
 const HOST = "kubernetes.io/hostname";
@@ -44,8 +44,6 @@ const REPLICATED_KINDS: readonly string[] = ["Deployment", "StatefulSet", "Repli
 function replicatedTritonOf(r: Pick<Resource, "type" | "props">): StatefulSet | undefined {
   return isTritonWorkload(r) && REPLICATED_KINDS.includes((r.props as { kind?: string }).kind as string) ? (r.props as StatefulSet) : undefined;
 }
-
-const commandLine = (c: Container): readonly string[] => [...(c.command ?? []), ...(c.args ?? [])];
 
 /** The --flag=value arguments of a tritonserver container. */
 function flagArgs(c: Container): string[] {

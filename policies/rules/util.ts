@@ -204,9 +204,22 @@ export function isWorkload(r: Pick<PolicyResource, "type" | "props">): boolean {
   return isK8sObject(r.type, props) && WORKLOAD_KINDS.includes(props.kind as string);
 }
 
+/** What of a container its command line is made of. */
+type CommandLine = { readonly command?: readonly string[]; readonly args?: readonly string[] };
+
+/** A container's whole command line: command, then args. */
+export const commandLine = (c: CommandLine): readonly string[] => [...(c.command ?? []), ...(c.args ?? [])];
+
+/** Every value a container's command line gives `--<flag>=`, in order. */
+export function flagValues(c: CommandLine, flag: string): string[] {
+  return commandLine(c)
+    .filter((a) => typeof a === "string" && a.startsWith(`${flag}=`))
+    .map((a) => a.slice(flag.length + 1));
+}
+
 /** A tritonserver container: its command line runs tritonserver, or its image is a tritonserver image (any registry, tag or digest). */
-export function isTritonContainer(c: { command?: readonly string[]; args?: readonly string[]; image?: string }): boolean {
-  const line = [...(c.command ?? []), ...(c.args ?? [])];
+export function isTritonContainer(c: CommandLine & { image?: string }): boolean {
+  const line = commandLine(c);
   if (line.some((a) => typeof a === "string" && /(^|\/)tritonserver$/.test(a))) return true;
   const repo = String(c.image ?? "").split("@")[0];
   const name = repo.slice(repo.lastIndexOf("/") + 1).split(":")[0];
