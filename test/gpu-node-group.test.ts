@@ -121,12 +121,16 @@ describe("GPU node group", () => {
       assert.equal(resolveGpuNodeGroupArgs({ ...args, imdsHopLimit: 2 }).imdsHopLimit, 2);
     });
     it("Bottlerocket: sizes the data volume (/dev/xvdb), keeps the OS volume encrypted, and sends TOML", () => {
-      const lt = gpuLaunchTemplateArgs(resolveGpuNodeGroupArgs({ ...args, amiType: "BOTTLEROCKET_x86_64_NVIDIA", rootVolumeGiB: 250 }), ["sg-a"], KEY);
+      const lt = gpuLaunchTemplateArgs(
+        resolveGpuNodeGroupArgs({ ...args, amiType: "BOTTLEROCKET_x86_64_NVIDIA", rootVolumeGiB: 250, podShutdownSeconds: 200 }),
+        ["sg-a"],
+        KEY,
+      );
       assert.deepEqual(lt.blockDeviceMappings, [
         { deviceName: "/dev/xvda", ebs: { volumeType: "gp3", encrypted: "true", kmsKeyId: KEY, deleteOnTermination: "true" } },
         { deviceName: "/dev/xvdb", ebs: { volumeType: "gp3", volumeSize: 250, encrypted: "true", kmsKeyId: KEY, deleteOnTermination: "true" } },
       ]);
-      assert.equal(Buffer.from(lt.userData as string, "base64").toString("utf8"), gpuUserData("bottlerocket"));
+      assert.equal(Buffer.from(lt.userData as string, "base64").toString("utf8"), gpuUserData("bottlerocket", 200));
     });
     /** The problems of resolving `a`, asserting it throws one SettingsError about GpuNodeGroup "gpu". */
     const problemsOf = (a: GpuNodeGroupArgs): readonly SettingProblem[] => {

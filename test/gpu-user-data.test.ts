@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import * as yaml from "js-yaml";
 import { gpuUserData, HOST_TUNING, MIME_BOUNDARY } from "../components/gpu/user-data";
 import { GPU_AMI_TYPES, GPU_AMI_TYPE_NAMES, NODEADM } from "../components/upstream/eks";
-import { plan, one } from "./helpers";
+import { plan, one, ofType } from "./helpers";
 
 async function parseMime(text: string): Promise<{ mimeType: string; body: string }[]> {
   const PostalMime = (await import("postal-mime")).default;
@@ -67,22 +67,25 @@ function assertLfOnly(text: string, shellParts: number): void {
   assert.equal(shells, shellParts, "shell parts");
 }
 
+/** A serving pods' grace period (the nodes' shutdown covers it: gpu-node-shutdown-covers-serving-pods.test.ts). */
+const GRACE = 145;
+
 describe("GPU node user data", () => {
   it("AL2023 and AL2: LF line ends in every MIME part and its headers; the shell part passes bash -n", () => {
-    assertLfOnly(gpuUserData("al2023"), 1);
-    assertLfOnly(gpuUserData("al2"), 1);
+    assertLfOnly(gpuUserData("al2023", GRACE), 1);
+    assertLfOnly(gpuUserData("al2", GRACE), 1);
   });
 
   it("the LF check fails on the CRLF document the stack used to write", () => {
-    assert.throws(() => assertLfOnly(gpuUserData("al2023").replace(/\n/g, "\r\n"), 1), /CR at offset/);
+    assert.throws(() => assertLfOnly(gpuUserData("al2023", GRACE).replace(/\n/g, "\r\n"), 1), /CR at offset/);
   });
 
   it("Bottlerocket: the TOML settings have no CR either", () => {
-    assert.ok(!gpuUserData("bottlerocket").includes("\r"));
+    assert.ok(!gpuUserData("bottlerocket", GRACE).includes("\r"));
   });
 
   it("AL2023: MIME multi-part with a nodeadm NodeConfig part and a shell tuning part", async () => {
-    const parts = await parseMime(gpuUserData("al2023"));
+    const parts = await parseMime(gpuUserData("al2023", GRACE));
     assert.deepEqual(
       parts.map((p) => p.mimeType),
       [NODEADM.contentType, "text/x-shellscript"],
@@ -92,12 +95,12 @@ describe("GPU node user data", () => {
     assert.equal(nodeConfig.kind, "NodeConfig");
     // Partial: EKS supplies the cluster section; ours must not fight it.
     assert.equal(nodeConfig.spec.cluster, undefined);
-    assert.equal(nodeConfig.spec.kubelet.config.shutdownGracePeriod, "45s");
+    assert.equal(nodeConfig.spec.kubelet.config.shutdownGracePeriod, `${GRACE + 15}s`);
     assertShellTuning(parts[1].body);
   });
 
   it("AL2: MIME multi-part with the shell tuning part (EKS appends bootstrap.sh)", async () => {
-    const parts = await parseMime(gpuUserData("al2"));
+    const parts = await parseMime(gpuUserData("al2", GRACE));
     assert.deepEqual(
       parts.map((p) => p.mimeType),
       ["text/x-shellscript"],
@@ -106,7 +109,7 @@ describe("GPU node user data", () => {
   });
 
   it("Bottlerocket: TOML settings with swappiness and THP off on the kernel command line", async () => {
-    const doc = await parseToml(gpuUserData("bottlerocket"));
+    const doc = await parseToml(gpuUserData("bottlerocket", GRACE));
     assert.equal(doc.settings.kernel.sysctl["vm.swappiness"], String(HOST_TUNING.swappiness));
     assert.deepEqual(doc.settings.boot["kernel-parameters"].transparent_hugepage, ["never"]);
     assert.equal(doc.settings.boot["reboot-to-reconcile"], true);
@@ -116,7 +119,7 @@ describe("GPU node user data", () => {
 
   it("every AMI type's family has user data that parses", async () => {
     for (const t of GPU_AMI_TYPE_NAMES) {
-      const text = gpuUserData(GPU_AMI_TYPES[t].family);
+      const text = gpuUserData(GPU_AMI_TYPES[t].family, GRACE);
       if (GPU_AMI_TYPES[t].family === "bottlerocket") await parseToml(text);
       else assert.ok((await parseMime(text)).length >= 1, t);
     }
@@ -125,6 +128,7 @@ describe("GPU node user data", () => {
   it("the planned launch template carries the AL2023 user data, base64-encoded", async () => {
     const p = await plan("prod");
     const lt = one(p.resources, "aws:ec2/launchTemplate:LaunchTemplate");
-    assert.equal(Buffer.from(lt.props.userData, "base64").toString("utf8"), gpuUserData("al2023"));
+    const graces = ofType(p.resources, "kubernetes:apps/v1:StatefulSet").map((s) => s.props.spec.template.spec.terminationGracePeriodSeconds ?? 30);
+    assert.equal(Buffer.from(lt.props.userData, "base64").toString("utf8"), gpuUserData("al2023", Math.max(...graces)));
   });
 });

@@ -157,7 +157,7 @@ export function gpuLaunchTemplateArgs(
   return {
     description: `GPU nodes (${r.amiType}, ${r.gpuType}) for triton-platform`,
     // No imageId: EKS picks the AMI for amiType and merges its bootstrap with this user data.
-    userData: Buffer.from(gpuUserData(ami.family)).toString("base64"),
+    userData: Buffer.from(gpuUserData(ami.family, r.podShutdownSeconds)).toString("base64"),
     vpcSecurityGroupIds: securityGroupIds,
     metadataOptions: {
       httpEndpoint: "enabled",

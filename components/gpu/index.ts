@@ -16,6 +16,8 @@ import { GpuNodeGroup } from "./node-group";
 import { GpuOperator } from "./operator";
 import { gpuSettings, type GpuSettings } from "./schema";
 import { hostSoftwareOf } from "./builders";
+import { longestServingGraceSeconds } from "../triton/schema";
+import { longestRequestSeconds } from "../gateway/envoy-config";
 
 export { GpuNodeGroup, GpuOperator };
 
@@ -60,6 +62,8 @@ export const gpuComponent: ComponentDescriptor = {
         rootVolumeKmsKeyArn: gpu.rootVolumeKmsKeyArn,
         maxUnavailable: gpu.maxUnavailable,
         tags: ctx.need("tags"),
+        // Kubelet's graceful node shutdown covers the serving pods' own termination (tritonShutdown).
+        podShutdownSeconds: longestServingGraceSeconds(ctx.settings.triton.groups, longestRequestSeconds(ctx.settings.gateway)),
       },
       { provider: cluster.aws },
     );

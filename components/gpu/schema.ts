@@ -27,6 +27,7 @@ import { uniqueList } from "../../lib/schema";
 import { KMS_KEY_ARN } from "../model-repository/policies";
 import type { CheckContext, Schema } from "../../lib/schema";
 import { SettingsError, show, type SettingProblem } from "../../lib/errors";
+import { K8S_DEFAULT_GRACE_SECONDS } from "./user-data";
 
 /** Plain settings as a caller may pass them: nothing is mutated, so readonly arrays are welcome. */
 
@@ -154,17 +155,23 @@ export interface GpuNodeGroupArgs extends GpuNodeGroupSettingsInput {
   readonly tags: Readonly<Record<string, string>>;
   /** Subnet ids to use instead of looking up the private subnets of `zones` in the VPC. */
   readonly subnetIds?: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * The longest terminationGracePeriodSeconds among the pods these nodes run (the stack passes
+   * its serving pods'): kubelet's graceful node shutdown gives regular pods that much (user-data.ts
+   * nodeShutdownGrace). A direct caller that leaves it out gets Kubernetes' default, 30 s.
+   */
+  readonly podShutdownSeconds?: number;
 }
 
 /** The node group's settings with their defaults applied, and the references passed through. */
 export type ResolvedGpuNodeGroupArgs = GpuNodeGroupSettings &
-  Pick<GpuNodeGroupArgs, "clusterName" | "vpcId" | "clusterSecurityGroupId" | "region" | "tags" | "subnetIds">;
+  Pick<GpuNodeGroupArgs, "clusterName" | "vpcId" | "clusterSecurityGroupId" | "region" | "tags" | "subnetIds"> & { readonly podShutdownSeconds: number };
 
 const subject = (cls: string, name?: string) => `invalid arguments of ${cls}${name === undefined ? "" : ` "${name}"`}`;
 
 /** Apply the defaults and rules of the schema once; every problem is reported in one SettingsError. */
 export function resolveGpuNodeGroupArgs(args: GpuNodeGroupArgs, name?: string): ResolvedGpuNodeGroupArgs {
-  const { clusterName, vpcId, clusterSecurityGroupId, region, tags, subnetIds, ...settings } = args;
+  const { clusterName, vpcId, clusterSecurityGroupId, region, tags, subnetIds, podShutdownSeconds, ...settings } = args;
   // checkSettings, not parseSettings: the zones rule below reads subnetIds (a reference, not a
   // setting), and its problem is reported together with the schema's.
   const parsed = checkSettings(gpuNodeGroupSettings, settings);
@@ -173,8 +180,20 @@ export function resolveGpuNodeGroupArgs(args: GpuNodeGroupArgs, name?: string): 
   if (subnetIds === undefined && Array.isArray(settings.zones) && settings.zones.length === 0) {
     problems.push({ key: "zones", rule: "must name at least one zone (or pass subnetIds)", value: { shown: show(settings.zones) } });
   }
+  if (podShutdownSeconds !== undefined && !(Number.isInteger(podShutdownSeconds) && podShutdownSeconds >= 0)) {
+    problems.push({ key: "podShutdownSeconds", rule: "must be a whole number of seconds, 0 or more", value: { shown: show(podShutdownSeconds) } });
+  }
   if (!parsed.success || problems.length > 0) throw new SettingsError(subject("GpuNodeGroup", name), problems);
-  return { ...parsed.output, clusterName, vpcId, clusterSecurityGroupId, region, tags, subnetIds };
+  return {
+    ...parsed.output,
+    clusterName,
+    vpcId,
+    clusterSecurityGroupId,
+    region,
+    tags,
+    subnetIds,
+    podShutdownSeconds: podShutdownSeconds ?? K8S_DEFAULT_GRACE_SECONDS,
+  };
 }
 
 // ---- GPU Operator ------------------------------------------------------------------------

@@ -14,14 +14,47 @@ export const HOST_TUNING = {
   transparentHugepages: "never",
 } as const;
 
-/** Kubelet graceful shutdown (AL2023): Triton drains in-flight requests (--exit-timeout-secs 30) before the node stops. */
-export const SHUTDOWN_GRACE = { total: "45s", criticalPods: "15s" } as const;
+/**
+ * Kubelet graceful node shutdown: when the instance shuts down (a Spot interruption, an instance
+ * refresh, a terminate outside a drain), kubelet holds a systemd inhibitor lock for
+ * shutdownGracePeriod, gives regular pods all of it but the last shutdownGracePeriodCriticalPods,
+ * then the critical pods (DaemonSets of system-node-critical: the NVIDIA operands, the CNI) the
+ * rest. Regular pods get min(their terminationGracePeriodSeconds, that share): the share must cover
+ * the longest serving pod's grace period, or a node shutdown kills Triton mid-drain.
+ * (Kubernetes docs, "Node Shutdowns"; kubelet raises logind's InhibitDelayMaxSec to match.)
+ */
+export const CRITICAL_PODS_SHUTDOWN_SECONDS = 15;
+
+/** Kubernetes' default terminationGracePeriodSeconds, for a direct caller that names no pods. */
+export const K8S_DEFAULT_GRACE_SECONDS = 30;
+
+/** The kubelet's shutdown periods for nodes whose longest-lived pod takes podGraceSeconds to stop. */
+export function nodeShutdownGrace(podGraceSeconds: number): { total: string; criticalPods: string } {
+  return { total: `${podGraceSeconds + CRITICAL_PODS_SHUTDOWN_SECONDS}s`, criticalPods: `${CRITICAL_PODS_SHUTDOWN_SECONDS}s` };
+}
 
 /** MIME boundary: a string that cannot occur in the parts below. */
 export const MIME_BOUNDARY = "==TRITON-PLATFORM-BOUNDARY==";
 
+/**
+ * AL2 only: graceful node shutdown in the AMI's kubelet config file. AL2 has no nodeadm; its
+ * bootstrap.sh (which EKS appends after this part) edits /etc/kubernetes/kubelet/kubelet-config.json
+ * in place with jq and keeps other keys, the way AWS's knowledge-center article on kubelet settings
+ * for managed node groups edits it from user data.
+ */
+function al2KubeletShutdown(podGraceSeconds: number): string[] {
+  const g = nodeShutdownGrace(podGraceSeconds);
+  return [
+    "# Kubelet graceful node shutdown (components/gpu/user-data.ts nodeShutdownGrace); bootstrap.sh keeps these keys.",
+    "KUBELET_CONFIG=/etc/kubernetes/kubelet/kubelet-config.json",
+    `jq '.shutdownGracePeriod = "${g.total}" | .shutdownGracePeriodCriticalPods = "${g.criticalPods}"' "$KUBELET_CONFIG" > "$KUBELET_CONFIG.tmp"`,
+    'mv "$KUBELET_CONFIG.tmp" "$KUBELET_CONFIG"',
+    "",
+  ];
+}
+
 /** Shell tuning for Amazon Linux (AL2, AL2023): sysctl, THP at every boot, and no swap. */
-export function tuningScript(): string {
+export function tuningScript(extra: readonly string[] = []): string {
   return [
     "#!/bin/bash",
     "# triton-platform GPU host tuning (components/gpu/user-data.ts)",
@@ -54,17 +87,19 @@ export function tuningScript(): string {
     "swapoff -a",
     "sed -i -E '/[[:space:]]swap[[:space:]]/d' /etc/fstab",
     "",
+    ...extra,
   ].join("\n");
 }
 
 /** The partial nodeadm NodeConfig EKS merges with its own (cluster details come from EKS). */
-export function nodeConfig(): Record<string, unknown> {
+export function nodeConfig(podGraceSeconds: number): Record<string, unknown> {
+  const g = nodeShutdownGrace(podGraceSeconds);
   return {
     apiVersion: NODEADM.apiVersion,
     kind: NODEADM.kind,
     spec: {
       kubelet: {
-        config: { shutdownGracePeriod: SHUTDOWN_GRACE.total, shutdownGracePeriodCriticalPods: SHUTDOWN_GRACE.criticalPods },
+        config: { shutdownGracePeriod: g.total, shutdownGracePeriodCriticalPods: g.criticalPods },
       },
     },
   };
@@ -98,7 +133,8 @@ function tomlString(s: string): string {
 }
 
 /** Bottlerocket settings (TOML). */
-export function bottlerocketSettings(): string {
+export function bottlerocketSettings(podGraceSeconds: number): string {
+  const g = nodeShutdownGrace(podGraceSeconds);
   return [
     "# triton-platform GPU host tuning (components/gpu/user-data.ts); EKS adds the cluster settings.",
     "[settings.kernel.sysctl]",
@@ -111,23 +147,28 @@ export function bottlerocketSettings(): string {
     "[settings.boot.kernel-parameters]",
     `${tomlString("transparent_hugepage")} = [${tomlString(HOST_TUNING.transparentHugepages)}]`,
     "",
+    "# Kubelet graceful node shutdown (components/gpu/user-data.ts nodeShutdownGrace).",
+    "[settings.kubernetes]",
+    `${tomlString("shutdown-grace-period")} = ${tomlString(g.total)}`,
+    `${tomlString("shutdown-grace-period-for-critical-pods")} = ${tomlString(g.criticalPods)}`,
+    "",
     // No swap setting: aws-k8s variants up to 1.34 have no swap device; the 1.35 variants add a
     // zram device (bottlerocket v1.53.0) that kubelet's default swapBehavior NoSwap keeps from pods.
   ].join("\n");
 }
 
 /** User data (plain text; the launch template takes it base64-encoded) for an AMI family. */
-export function gpuUserData(family: AmiFamily): string {
+export function gpuUserData(family: AmiFamily, podGraceSeconds: number): string {
   switch (family) {
     case "al2023":
       return mimeMultipart([
-        { contentType: NODEADM.contentType, body: "---\n" + yaml.dump(nodeConfig(), { lineWidth: -1 }) },
+        { contentType: NODEADM.contentType, body: "---\n" + yaml.dump(nodeConfig(podGraceSeconds), { lineWidth: -1 }) },
         { contentType: 'text/x-shellscript; charset="us-ascii"', body: tuningScript() },
       ]);
     case "al2":
       // EKS appends its bootstrap.sh part to this document.
-      return mimeMultipart([{ contentType: 'text/x-shellscript; charset="us-ascii"', body: tuningScript() }]);
+      return mimeMultipart([{ contentType: 'text/x-shellscript; charset="us-ascii"', body: tuningScript(al2KubeletShutdown(podGraceSeconds)) }]);
     case "bottlerocket":
-      return bottlerocketSettings();
+      return bottlerocketSettings(podGraceSeconds);
   }
 }

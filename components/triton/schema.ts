@@ -66,6 +66,14 @@ export function tritonShutdown(g: ShutdownKeys, longestRequestSeconds: number): 
   };
 }
 
+/**
+ * The longest grace period among the serving pods (every group, primary and canary share one
+ * termination): what the GPU nodes' graceful shutdown must give pods (components/gpu/user-data.ts).
+ */
+export function longestServingGraceSeconds(groups: readonly ShutdownKeys[], longestRequestSeconds: number): number {
+  return Math.max(0, ...groups.map((g) => tritonShutdown(g, longestRequestSeconds).terminationGracePeriodSeconds));
+}
+
 /** What a group's given termination keys break against the gateway's longest request (the key path is relative to the group). */
 export function tritonShutdownProblems(g: ShutdownKeys, longestRequestSeconds: number): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = [];
