@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import type { PolicyResource } from "@pulumi/policy";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
+import { shippedBootstrapText } from "../../components/gateway/builders";
 import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent, percentOf } from "../../components/upstream/envoy";
 import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
@@ -18,9 +19,13 @@ const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATH
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
-/** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none (or no object). Throws on bad JSON. */
+/**
+ * The parsed Envoy bootstrap of a ConfigMap, plain (data["envoy.json"]) or packed (gzip in
+ * binaryData["envoy.json.gz"]), or undefined when it carries none (or no object). Throws on bad
+ * JSON or a packed value that is not gzip. Findings name paths inside it as data["envoy.json"]... in both forms.
+ */
 export function envoyConfigOf(r: Pick<Resource, "type" | "props">): Record<string, any> | undefined {
-  const text = propsOf(r, CONFIG_MAP)?.data?.[ENVOY_CONFIG_FILE];
+  const text = shippedBootstrapText(propsOf(r, CONFIG_MAP));
   if (typeof text !== "string") return undefined;
   const parsed = parseEmbeddedOnce(text, fromJson);
   return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : undefined;
