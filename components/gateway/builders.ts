@@ -10,6 +10,17 @@ import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap, type EnvoyConfigInput } from "./envoy-config";
 import type { ResolvedEnvoyGatewayArgs } from "./schema";
 import { restrictedSecurityContext } from "../security-context";
+import { CANARY_STOP_DIR, CANARY_STOP_NAME } from "./canary-stop";
+
+/** The gateway's groups with a canary: the ones the canary stop can stop. */
+export function canaryGroupsOf(r: Pick<ResolvedEnvoyGatewayArgs, "servingGroups">): string[] {
+  return r.servingGroups.filter((g) => g.canary).map((g) => g.name);
+}
+
+/** Does the gateway run the canary stop (its setting on, and a canary to stop)? */
+export function runsCanaryStop(r: Pick<ResolvedEnvoyGatewayArgs, "servingGroups" | "canaryStop">): boolean {
+  return r.canaryStop && canaryGroupsOf(r).length > 0;
+}
 
 const CONFIG_DIR = "/etc/envoy";
 /** Where the unpack init container reads a packed bootstrap (the ConfigMap's volume); the bootstrap itself is then in CONFIG_DIR, an emptyDir. */
@@ -53,6 +64,7 @@ export function envoyConfigInput(r: ResolvedEnvoyGatewayArgs): EnvoyConfigInput 
     gatewayReplicas: r.replicas,
     maxClientConnections: r.maxClientConnections,
     memoryLimitBytes: quantityValue(r.memory),
+    canaryStop: runsCanaryStop(r),
   };
 }
 
@@ -248,6 +260,8 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
               securityContext: security.container,
               volumeMounts: [
                 { name: packed === undefined ? "config" : "bootstrap", mountPath: CONFIG_DIR, readOnly: true },
+                // The canary stop's runtime layer: the whole volume (a subPath mount would never see an update).
+                ...(runsCanaryStop(r) ? [{ name: "canary-stop", mountPath: CANARY_STOP_DIR, readOnly: true }] : []),
                 { name: "tmp", mountPath: "/tmp" },
               ],
             },
@@ -256,6 +270,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
             { name: "config", configMap: { name: gatewayConfigMapName(configText) } },
             // A packed bootstrap's inflated JSON (compact: 3.2 MB at 100 groups of 10 models with canaries).
             ...(packed === undefined ? [] : [{ name: "bootstrap", emptyDir: { sizeLimit: "64Mi" } }]),
+            ...(runsCanaryStop(r) ? [{ name: "canary-stop", configMap: { name: CANARY_STOP_NAME } }] : []),
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
           ],
         },
