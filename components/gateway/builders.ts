@@ -112,10 +112,13 @@ const bootstrapOf = new WeakMap<ResolvedEnvoyGatewayArgs, GatewayBootstrap>();
 
 /** Pure: how a bootstrap is shipped (plain below PLAIN_BOOTSTRAP_MAX_BYTES, packed above). */
 export function packBootstrap(bootstrap: ReturnType<typeof envoyBootstrap>): GatewayBootstrap {
-  const pretty = toJson(bootstrap);
-  const prettyBytes = Buffer.byteLength(pretty, "utf8");
-  if (prettyBytes <= PLAIN_BOOTSTRAP_MAX_BYTES) return { text: pretty, configMapBytes: prettyBytes };
   const text = JSON.stringify(bootstrap);
+  // The indented form is never shorter than the compact one: a compact text over the bound needs no indenting to know it packs.
+  if (Buffer.byteLength(text, "utf8") <= PLAIN_BOOTSTRAP_MAX_BYTES) {
+    const pretty = toJson(bootstrap);
+    const prettyBytes = Buffer.byteLength(pretty, "utf8");
+    if (prettyBytes <= PLAIN_BOOTSTRAP_MAX_BYTES) return { text: pretty, configMapBytes: prettyBytes };
+  }
   // Level 9: the bootstrap is written once per plan and read once per pod start; size is what counts.
   const gz = gzipSync(Buffer.from(text, "utf8"), { level: 9 });
   return { text, packed: gz.toString("base64"), configMapBytes: gz.length };
@@ -139,8 +142,17 @@ export function shippedBootstrapText(cm: { data?: Record<string, unknown>; binar
   const plain = cm?.data?.[ENVOY_CONFIG_FILE];
   if (typeof plain === "string") return plain;
   const packed = cm?.binaryData?.[ENVOY_PACKED_CONFIG_FILE];
-  return typeof packed === "string" ? gunzipSync(Buffer.from(packed, "base64")).toString("utf8") : undefined;
+  if (typeof packed !== "string") return undefined;
+  // Several rules read the same ConfigMap: inflate each packed value once (keyed by the small packed text).
+  let text = unpacked.get(packed);
+  if (text === undefined) {
+    text = gunzipSync(Buffer.from(packed, "base64")).toString("utf8");
+    if (unpacked.size >= 4) unpacked.clear();
+    unpacked.set(packed, text);
+  }
+  return text;
 }
+const unpacked = new Map<string, string>();
 
 /** Pure: the bootstrap JSON Envoy reads. */
 export function gatewayBootstrapJson(r: ResolvedEnvoyGatewayArgs): string {
