@@ -112,7 +112,7 @@ describe("model repository", () => {
     });
 
     it("annotates the Triton ServiceAccount with the reader role", () => {
-      const sa = one(rs, "kubernetes:core/v1:ServiceAccount");
+      const sa = one(rs, "kubernetes:core/v1:ServiceAccount", "model-repository-sa");
       assert.equal(sa.props.metadata.namespace, "triton");
       assert.match(sa.props.metadata.annotations[IRSA_ROLE_ANNOTATION], new RegExp(`^arn:aws:iam::${FAKE_ACCOUNT_ID}:role/model-repository-reader`));
       assert.ok(sa.dependencies.includes(one(rs, "aws:iam/role:Role", "model-repository-reader").urn));

@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import { copyProject, ROOT } from "./planner/project";
+import { CONFIGMAP_MAX_BYTES, shippedBootstrapText } from "../components/gateway/builders";
 
 const PROBE = path.join(__dirname, "bench", "probe.cjs");
 // 11 by default: on a shared 2-core VM single runs of the same command vary by 20 % and
@@ -100,14 +101,20 @@ export function planArgs(root: string, stack: string): string[] {
 /**
  * The prod stack with `n` serving groups: copies of its first group under new names (the
  * first keeps its name, which the gateway's defaultGroup names), on `n` times its GPU nodes.
+ * With `modelsPerGroup`, each group loads that many models of its own (`<model>_<group>_<j>`,
+ * cycling through the template's model names), so the gateway routes groups × models names.
  */
-export function scaledProdStack(n: number): string {
+export function scaledProdStack(n: number, modelsPerGroup?: number): string {
   const doc = yaml.load(fs.readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, any> };
   const triton = doc.config["triton-platform:triton"];
   const [template] = triton.groups;
+  const names: string[] = template.models ?? [];
   triton.groups = Array.from({ length: n }, (_, i) => ({
     ...structuredClone(template),
     name: i === 0 ? template.name : `${template.name}-${String(i).padStart(3, "0")}`,
+    ...(modelsPerGroup !== undefined && names.length > 0
+      ? { models: Array.from({ length: modelsPerGroup }, (_, j) => `${names[j % names.length]}_${i}_${j}`) }
+      : {}),
   }));
   // As many GPU nodes per group as the stack gives its one group, or the capacity plan refuses the stack.
   const scaling = doc.config["triton-platform:gpu"].scaling as Record<string, number>;
@@ -115,12 +122,45 @@ export function scaledProdStack(n: number): string {
   return yaml.dump(doc, { lineWidth: -1 });
 }
 
+/** Models each group of the scaled stacks loads: the gateway's routes grow with groups × models. */
+export const SCALE_MODELS_PER_GROUP = 10;
+
+/** The gateway ConfigMap of a plan's out/<stack>/resources.json: its bytes as Kubernetes counts them, and the bootstrap's JSON bytes. */
+export function gatewayConfigMapSize(outDir: string, stack: string): { configMapBytes: number; bootstrapBytes: number; packed: boolean } | undefined {
+  const resources = JSON.parse(fs.readFileSync(path.join(outDir, stack, "resources.json"), "utf8")) as { type: string; props: Record<string, any> }[];
+  for (const r of resources) {
+    if (r.type !== "kubernetes:core/v1:ConfigMap") continue;
+    const text = shippedBootstrapText(r.props);
+    if (text === undefined) continue;
+    // ValidateConfigMap counts data values as strings and binaryData values decoded.
+    const bytes = (o: Record<string, unknown> | undefined, decode: boolean) =>
+      Object.values(o ?? {}).reduce<number>((n, v) => n + (decode ? Buffer.from(String(v), "base64").length : Buffer.byteLength(String(v), "utf8")), 0);
+    const configMapBytes = bytes(r.props.data, false) + bytes(r.props.binaryData, true);
+    return { configMapBytes, bootstrapBytes: Buffer.byteLength(text, "utf8"), packed: r.props.binaryData !== undefined };
+  }
+  return undefined;
+}
+
 function scale(): void {
   const sizes = [10, 100];
-  console.log(`\nscale: prod with ${sizes.join(" and ")} serving groups (target: ${sizes[1]} cost at most 3x ${sizes[0]})`);
-  const cases = sizes.map((n) => ({ label: `${n} groups`, args: planArgs(copyProject(ROOT, { prod: scaledProdStack(n) }), "prod") }));
+  console.log(
+    `\nscale: prod with ${sizes.join(" and ")} serving groups of ${SCALE_MODELS_PER_GROUP} models each (target: ${sizes[1]} cost at most 3x ${sizes[0]})`,
+  );
+  const cases = sizes.map((n) => ({
+    label: `${n} groups`,
+    args: planArgs(copyProject(ROOT, { prod: scaledProdStack(n, SCALE_MODELS_PER_GROUP) }), "prod"),
+  }));
   const results = measureInterleaved(cases, Math.min(RUNS, 5));
   console.log(`scale ratio ${(results[1].median / results[0].median).toFixed(2)} (time of ${sizes[1]} / time of ${sizes[0]})`);
+  cases.forEach((c) => {
+    const size = gatewayConfigMapSize(c.args[c.args.length - 1], "prod");
+    if (!size) return console.log(`${c.label.padEnd(10)} no gateway ConfigMap`);
+    const kib = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+    console.log(
+      `${c.label.padEnd(10)} gateway ConfigMap ${kib(size.configMapBytes)} of ${kib(CONFIGMAP_MAX_BYTES)} (${((100 * size.configMapBytes) / CONFIGMAP_MAX_BYTES).toFixed(1)} %), ` +
+        `bootstrap ${kib(size.bootstrapBytes)} ${size.packed ? "packed (gzip, binaryData)" : "plain (data)"}`,
+    );
+  });
 }
 
 function main(): void {

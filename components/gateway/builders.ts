@@ -1,6 +1,7 @@
 // Pure builders of the gateway's Kubernetes objects: resolved arguments in, plain manifests
 // out (no Pulumi runtime), so tests and the policy pack read exactly what is applied.
 import { createHash } from "node:crypto";
+import { gunzipSync, gzipSync } from "node:zlib";
 import type * as k8s from "@pulumi/kubernetes";
 import { GATEWAY_METRICS, GATEWAY_POD_LABELS, GATEWAY_PORTS } from "../contracts";
 import { quantityValue } from "../../lib/quantity";
@@ -9,8 +10,37 @@ import { nlbAnnotations } from "../upstream/aws-load-balancer-controller";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE, ENVOY_READY_PORT, envoyBootstrap, type EnvoyConfigInput } from "./envoy-config";
 import type { ResolvedEnvoyGatewayArgs } from "./schema";
 import { restrictedSecurityContext } from "../security-context";
+import { CANARY_STOP_DIR, CANARY_STOP_NAME } from "./canary-stop";
+
+/** The gateway's groups with a canary: the ones the canary stop can stop. */
+export function canaryGroupsOf(r: Pick<ResolvedEnvoyGatewayArgs, "servingGroups">): string[] {
+  return r.servingGroups.filter((g) => g.canary).map((g) => g.name);
+}
+
+/** Does the gateway run the canary stop (its setting on, and a canary to stop)? */
+export function runsCanaryStop(r: Pick<ResolvedEnvoyGatewayArgs, "servingGroups" | "canaryStop">): boolean {
+  return r.canaryStop && canaryGroupsOf(r).length > 0;
+}
 
 const CONFIG_DIR = "/etc/envoy";
+/** Where the unpack init container reads a packed bootstrap (the ConfigMap's volume); the bootstrap itself is then in CONFIG_DIR, an emptyDir. */
+const PACKED_CONFIG_DIR = "/etc/envoy-packed";
+/**
+ * Kubernetes' limit on one ConfigMap: its data and binaryData values together, decoded, at most
+ * 1 MiB (pkg/apis/core/validation ValidateConfigMap sums len(value) of both against
+ * core.MaxSecretSize = 1 MiB). Above it the API server refuses the object and the gateway cannot deploy.
+ */
+export const CONFIGMAP_MAX_BYTES = 1024 * 1024;
+/**
+ * The largest bootstrap shipped as readable JSON (data["envoy.json"], indented): half the
+ * ConfigMap limit, so a stack that grows a few groups past it is still far from the limit.
+ * Larger bootstraps (routes grow with groups × models: about 30 groups of 2 models reach 1 MiB
+ * indented) ship packed: compact JSON, gzip-compressed, in binaryData["envoy.json.gz"], and an
+ * init container of the same Envoy image inflates it into an emptyDir before Envoy starts.
+ */
+export const PLAIN_BOOTSTRAP_MAX_BYTES = CONFIGMAP_MAX_BYTES / 2;
+/** binaryData key of a packed bootstrap (the policy pack and the planner read both forms). */
+export const ENVOY_PACKED_CONFIG_FILE = `${ENVOY_CONFIG_FILE}.gz`;
 export const GATEWAY_NAME = "triton-gateway";
 
 /** CPU quantity → whole cores, at least 1 ("500m" → 1, "2" → 2, "2500m" → 3). */
@@ -34,6 +64,7 @@ export function envoyConfigInput(r: ResolvedEnvoyGatewayArgs): EnvoyConfigInput 
     gatewayReplicas: r.replicas,
     maxClientConnections: r.maxClientConnections,
     memoryLimitBytes: quantityValue(r.memory),
+    canaryStop: runsCanaryStop(r),
   };
 }
 
@@ -67,15 +98,65 @@ export function gatewayPreStop(preStopSeconds: number): string[] {
   return ["/bin/bash", "-c", [post(ADMIN_DRAIN_PATHS.healthcheckFail), post(ADMIN_DRAIN_PATHS.drainListenersGraceful), `sleep ${preStopSeconds}`].join("; ")];
 }
 
-const bootstrapJsonOf = new WeakMap<ResolvedEnvoyGatewayArgs, string>();
+/** The bootstrap as the gateway ships it: its JSON (indented when plain), and, when too large for that, its gzip-compressed compact JSON. */
+export interface GatewayBootstrap {
+  /** The bootstrap's JSON: what Envoy reads (indented when plain; compact when packed). */
+  readonly text: string;
+  /** Gzip of `text`, base64 (a ConfigMap's binaryData form), when the indented JSON is above PLAIN_BOOTSTRAP_MAX_BYTES. */
+  readonly packed?: string;
+  /** Bytes the ConfigMap's data and binaryData hold (what CONFIGMAP_MAX_BYTES limits). */
+  readonly configMapBytes: number;
+}
 
-/** Pure: the bootstrap JSON (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
-export function gatewayBootstrapJson(r: ResolvedEnvoyGatewayArgs): string {
-  const known = bootstrapJsonOf.get(r);
+const bootstrapOf = new WeakMap<ResolvedEnvoyGatewayArgs, GatewayBootstrap>();
+
+/** Pure: how a bootstrap is shipped (plain below PLAIN_BOOTSTRAP_MAX_BYTES, packed above). */
+export function packBootstrap(bootstrap: ReturnType<typeof envoyBootstrap>): GatewayBootstrap {
+  const text = JSON.stringify(bootstrap);
+  // The indented form is never shorter than the compact one: a compact text over the bound needs no indenting to know it packs.
+  if (Buffer.byteLength(text, "utf8") <= PLAIN_BOOTSTRAP_MAX_BYTES) {
+    const pretty = toJson(bootstrap);
+    const prettyBytes = Buffer.byteLength(pretty, "utf8");
+    if (prettyBytes <= PLAIN_BOOTSTRAP_MAX_BYTES) return { text: pretty, configMapBytes: prettyBytes };
+  }
+  // Level 9: the bootstrap is written once per plan and read once per pod start; size is what counts.
+  const gz = gzipSync(Buffer.from(text, "utf8"), { level: 9 });
+  return { text, packed: gz.toString("base64"), configMapBytes: gz.length };
+}
+
+/** Pure: the bootstrap as shipped (built once per resolved arguments: the ConfigMap and the Deployment both need it). */
+export function gatewayBootstrap(r: ResolvedEnvoyGatewayArgs): GatewayBootstrap {
+  const known = bootstrapOf.get(r);
   if (known !== undefined) return known;
-  const text = toJson(envoyBootstrap(envoyConfigInput(r)));
-  bootstrapJsonOf.set(r, text);
+  const shipped = packBootstrap(envoyBootstrap(envoyConfigInput(r)));
+  bootstrapOf.set(r, shipped);
+  return shipped;
+}
+
+/**
+ * The bootstrap JSON a ConfigMap ships, in either form (data["envoy.json"], or gzip in
+ * binaryData["envoy.json.gz"], base64 as the API carries it); undefined when it ships none.
+ * The policy pack and the planner read gateways through it.
+ */
+export function shippedBootstrapText(cm: { data?: Record<string, unknown>; binaryData?: Record<string, unknown> } | undefined): string | undefined {
+  const plain = cm?.data?.[ENVOY_CONFIG_FILE];
+  if (typeof plain === "string") return plain;
+  const packed = cm?.binaryData?.[ENVOY_PACKED_CONFIG_FILE];
+  if (typeof packed !== "string") return undefined;
+  // Several rules read the same ConfigMap: inflate each packed value once (keyed by the small packed text).
+  let text = unpacked.get(packed);
+  if (text === undefined) {
+    text = gunzipSync(Buffer.from(packed, "base64")).toString("utf8");
+    if (unpacked.size >= 4) unpacked.clear();
+    unpacked.set(packed, text);
+  }
   return text;
+}
+const unpacked = new Map<string, string>();
+
+/** Pure: the bootstrap JSON Envoy reads. */
+export function gatewayBootstrapJson(r: ResolvedEnvoyGatewayArgs): string {
+  return gatewayBootstrap(r).text;
 }
 
 function meta(r: ResolvedEnvoyGatewayArgs, name: string) {
@@ -93,19 +174,38 @@ export function gatewayConfigMapName(configText: string): string {
 }
 
 export function gatewayConfigMap(r: ResolvedEnvoyGatewayArgs): k8s.types.input.core.v1.ConfigMap {
-  const text = gatewayBootstrapJson(r);
+  const { text, packed } = gatewayBootstrap(r);
   return {
     apiVersion: "v1",
     kind: "ConfigMap",
     metadata: meta(r, gatewayConfigMapName(text)),
     // Immutable: the running pods' config can only change by a rollout (and the kubelet stops watching it).
     immutable: true,
-    data: { [ENVOY_CONFIG_FILE]: text },
+    ...(packed === undefined ? { data: { [ENVOY_CONFIG_FILE]: text } } : { binaryData: { [ENVOY_PACKED_CONFIG_FILE]: packed } }),
+  };
+}
+
+/**
+ * The init container that inflates a packed bootstrap into the emptyDir Envoy reads: the same
+ * Envoy image (Ubuntu based: bash and gzip, an Essential package of the base image), restricted
+ * like Envoy. Only a packed bootstrap needs it.
+ */
+function unpackContainer(r: ResolvedEnvoyGatewayArgs, security: ReturnType<typeof restrictedSecurityContext>): k8s.types.input.core.v1.Container {
+  return {
+    name: "unpack-config",
+    image: `${ENVOY_IMAGE_REPOSITORY}:${r.imageTag}`,
+    command: ["/bin/bash", "-c", `set -euo pipefail; gzip -dc ${PACKED_CONFIG_DIR}/${ENVOY_PACKED_CONFIG_FILE} > ${CONFIG_DIR}/${ENVOY_CONFIG_FILE}`],
+    resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "64Mi" } },
+    securityContext: security.container,
+    volumeMounts: [
+      { name: "config", mountPath: PACKED_CONFIG_DIR, readOnly: true },
+      { name: "bootstrap", mountPath: CONFIG_DIR },
+    ],
   };
 }
 
 export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.apps.v1.Deployment {
-  const configText = gatewayBootstrapJson(r);
+  const { text: configText, packed } = gatewayBootstrap(r);
   const shutdown = gatewayShutdown(r);
   const podLabels = { ...r.labels, ...GATEWAY_POD_LABELS };
   const security = restrictedSecurityContext({ uid: ENVOY_UID, gid: ENVOY_UID });
@@ -143,6 +243,7 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
               labelSelector: { matchLabels: { ...GATEWAY_POD_LABELS } },
             },
           ],
+          ...(packed === undefined ? {} : { initContainers: [unpackContainer(r, security)] }),
           containers: [
             {
               name: "envoy",
@@ -170,13 +271,18 @@ export function gatewayDeployment(r: ResolvedEnvoyGatewayArgs): k8s.types.input.
               },
               securityContext: security.container,
               volumeMounts: [
-                { name: "config", mountPath: CONFIG_DIR, readOnly: true },
+                { name: packed === undefined ? "config" : "bootstrap", mountPath: CONFIG_DIR, readOnly: true },
+                // The canary stop's runtime layer: the whole volume (a subPath mount would never see an update).
+                ...(runsCanaryStop(r) ? [{ name: "canary-stop", mountPath: CANARY_STOP_DIR, readOnly: true }] : []),
                 { name: "tmp", mountPath: "/tmp" },
               ],
             },
           ],
           volumes: [
             { name: "config", configMap: { name: gatewayConfigMapName(configText) } },
+            // A packed bootstrap's inflated JSON (compact: 3.2 MB at 100 groups of 10 models with canaries).
+            ...(packed === undefined ? [] : [{ name: "bootstrap", emptyDir: { sizeLimit: "64Mi" } }]),
+            ...(runsCanaryStop(r) ? [{ name: "canary-stop", configMap: { name: CANARY_STOP_NAME } }] : []),
             { name: "tmp", emptyDir: { sizeLimit: "64Mi" } },
           ],
         },

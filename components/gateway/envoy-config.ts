@@ -44,6 +44,9 @@ import {
   grpcPath,
   modelPath,
 } from "./triton-api";
+import { CANARY_TRAFFIC_RUNTIME_PREFIX, MIRROR_RUNTIME_PREFIX, canaryStopRuntimeLayer } from "./canary-stop";
+
+export { CANARY_TRAFFIC_RUNTIME_PREFIX, MIRROR_RUNTIME_PREFIX } from "./canary-stop";
 
 export { TRITON_GRPC_SERVICE, TRITON_READY_PATH } from "./triton-api";
 
@@ -55,10 +58,6 @@ export const ENVOY_ADMIN = { address: "127.0.0.1", port: 9901 } as const;
 export const ENVOY_READY_PORT = 9903;
 /** Static cluster that proxies the two admin paths we expose. */
 export const ADMIN_CLUSTER = "envoy-admin";
-/** Runtime key prefix for mirror fractions: `<prefix>.<group>` can be overridden via the admin runtime layer. */
-export const MIRROR_RUNTIME_PREFIX = "triton_gateway.mirror";
-/** Runtime key prefix for the canary's share of real traffic: `<prefix>.<group>`. */
-export const CANARY_TRAFFIC_RUNTIME_PREFIX = "triton_gateway.canary_traffic";
 /** Timeout of metadata and readiness calls: they answer from memory. */
 const READ_TIMEOUT_SECONDS = 15;
 /**
@@ -119,6 +118,8 @@ export interface EnvoyConfigInput {
   readonly maxClientConnections: number;
   /** The gateway container's memory limit, in bytes (the heap limit is a share of it). */
   readonly memoryLimitBytes: number;
+  /** Read the canary stop's runtime layer (./canary-stop.ts) from the mounted stop ConfigMap. */
+  readonly canaryStop?: boolean;
 }
 
 export function upstreamClusterName(group: string, track: Track, protocol: Protocol): string {
@@ -506,13 +507,11 @@ export function envoyBootstrap(input: EnvoyConfigInput): Bootstrap {
     node: { id: "triton-gateway", cluster: "triton-gateway" },
     admin: { address: socketAddress(ENVOY_ADMIN.address, ENVOY_ADMIN.port) },
     overload_manager: overloadManager(input),
-    // A static layer (empty: defaults come from the config) under an admin layer, so an
-    // operator can change a mirror fraction or a canary's share during an incident with POST /runtime_modify.
+    // A static layer (empty: defaults come from the config), the canary stop's layer (a file the
+    // stop job writes; ./canary-stop.ts), and an admin layer on top, so an operator can still change
+    // a mirror fraction or a canary's share during an incident with POST /runtime_modify.
     layered_runtime: {
-      layers: [
-        { name: "static", static_layer: {} },
-        { name: "admin", admin_layer: {} },
-      ],
+      layers: [{ name: "static", static_layer: {} }, ...(input.canaryStop ? [canaryStopRuntimeLayer()] : []), { name: "admin", admin_layer: {} }],
     },
     static_resources: {
       listeners: [

@@ -92,6 +92,12 @@ const gatewayEntries = {
     v.optional(integer({ min: 1 }), 4096),
     "Downstream connections one gateway replica accepts (overload manager); beyond it new connections are refused.",
   ),
+  canaryStop: doc(
+    v.optional(bool(), true),
+    "Stop a canary without a deploy: a CronJob sets its mirror and traffic share to 0 in the gateway's runtime (ConfigMap " +
+      'triton-gateway-canary-stop, read live by Envoy) when an alert labelled gate="fail", group="<group>" fires. ' +
+      "pulumi up never resets that ConfigMap's data (ignoreChanges).",
+  ),
   drainSeconds: doc(
     v.optional(integer({ min: 1, max: 600 }), 30),
     "--drain-time-s: how long a stopping gateway pod discourages requests (gradual Connection: close / GOAWAY) before its listeners close.",

@@ -1,7 +1,9 @@
 // Envoy v3 API knowledge, in one place: the image, command-line flags, extension names,
 // type URLs and the typed shape of every part of the v3 API this stack emits. Field names
 // are the proto field names of envoyproxy/envoy api/ (data-plane-api), checked against:
-//   envoy/config/bootstrap/v3/bootstrap.proto          Bootstrap, Admin, LayeredRuntime, RuntimeLayer
+//   envoy/config/bootstrap/v3/bootstrap.proto          Bootstrap, Admin, LayeredRuntime, RuntimeLayer (RtdsLayer)
+//   envoy/config/core/v3/config_source.proto            ConfigSource, PathConfigSource (watched_directory)
+//   envoy/service/discovery/v3/discovery.proto, envoy/service/runtime/v3/rtds.proto   DiscoveryResponse, Runtime
 //   envoy/config/listener/v3/{listener,listener_components}.proto   Listener, FilterChain, Filter
 //   envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto
 //   envoy/extensions/filters/http/router/v3/router.proto
@@ -98,6 +100,7 @@ export const TYPE_URL = {
   previousHostsPredicate: "type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate",
   fixedHeap: "type.googleapis.com/envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig",
   downstreamConnections: "type.googleapis.com/envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig",
+  runtime: "type.googleapis.com/envoy.service.runtime.v3.Runtime",
 } as const;
 
 /** Admin endpoints the stack exposes (through dedicated listeners, never the admin port). */
@@ -315,10 +318,34 @@ export interface Cluster {
 export interface Admin {
   address: Address;
 }
+/** config/core/v3/config_source.proto: a file source, reloaded when an entry of watched_directory is moved to (a ConfigMap's ..data swap). */
+export interface PathConfigSource {
+  path: string;
+  watched_directory?: { path: string };
+}
+export interface ConfigSource {
+  path_config_source: PathConfigSource;
+  resource_api_version: "V3";
+}
+/** bootstrap.proto RuntimeLayer.RtdsLayer: the Runtime resource `name` read from `rtds_config`. */
+export interface RtdsLayer {
+  name: string;
+  rtds_config: ConfigSource;
+}
 export interface RuntimeLayer {
   name: string;
   static_layer?: Record<string, unknown>;
   admin_layer?: Record<string, never>;
+  rtds_layer?: RtdsLayer;
+}
+/**
+ * A file-based xDS source holds a DiscoveryResponse (service/discovery/v3/discovery.proto); for
+ * RTDS its resources are envoy.service.runtime.v3.Runtime (service/runtime/v3/rtds.proto): a
+ * name and a layer (google.protobuf.Struct; dotted keys are runtime keys).
+ */
+export interface RuntimeDiscoveryResponse {
+  version_info: string;
+  resources: { "@type": typeof TYPE_URL.runtime; name: string; layer: Record<string, number> }[];
 }
 export interface ResourceMonitor {
   name: string;

@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import type { PolicyResource } from "@pulumi/policy";
 import { GATEWAY_POD_LABELS } from "../../components/contracts";
 import { ENVOY_ADMIN, ENVOY_CONFIG_FILE } from "../../components/gateway/envoy-config";
+import { shippedBootstrapText } from "../../components/gateway/builders";
 import { ADMIN_PATHS, findMirrorPolicies, fromJson, mirroredPercent, percentOf } from "../../components/upstream/envoy";
 import { containersOf, metadataOf, podSpecsOf, podTemplateLabelsOf, propsOf } from "./props";
 import { NONE, resourceRule, stackRule, type Finding, type Resource, type Rule } from "./rule";
@@ -18,9 +19,13 @@ const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATH
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
-/** The parsed Envoy bootstrap of a ConfigMap, or undefined when it carries none (or no object). Throws on bad JSON. */
+/**
+ * The parsed Envoy bootstrap of a ConfigMap, plain (data["envoy.json"]) or packed (gzip in
+ * binaryData["envoy.json.gz"]), or undefined when it carries none (or no object). Throws on bad
+ * JSON or a packed value that is not gzip. Findings name paths inside it as data["envoy.json"]... in both forms.
+ */
 export function envoyConfigOf(r: Pick<Resource, "type" | "props">): Record<string, any> | undefined {
-  const text = propsOf(r, CONFIG_MAP)?.data?.[ENVOY_CONFIG_FILE];
+  const text = shippedBootstrapText(propsOf(r, CONFIG_MAP));
   if (typeof text !== "string") return undefined;
   const parsed = parseEmbeddedOnce(text, fromJson);
   return parsed && typeof parsed === "object" ? (parsed as Record<string, any>) : undefined;
@@ -655,6 +660,53 @@ export const tritonTerminationCoversGatewayTimeout = stackRule({
   },
 });
 
+// ---- the canary stop's write access ------------------------------------------------------------
+
+/** Verbs that change or create a ConfigMap; a runtime writer may hold only the two that edit one it names. */
+const CONFIGMAP_WRITE_VERBS = ["create", "update", "patch", "delete", "deletecollection", "*"];
+const NAMED_EDIT_VERBS = ["get", "update", "patch"];
+
+export const gatewayRuntimeWritersNamed = stackRule({
+  name: "gateway-runtime-writers-named",
+  domain: "gateway",
+  configKey: "gateway.canaryStop",
+  description:
+    "Every Role or ClusterRole that may write ConfigMaps (create, update, patch, delete, deletecollection or *, on configmaps or *, in the core group or *) " +
+    "is a namespaced Role that names them (resourceNames) and grants only get, update and patch: what can move the gateway's runtime (the canary " +
+    "stop's ConfigMap) is exactly the stop job, and it can touch nothing else.",
+  prevents:
+    "A stop job (or any account) able to rewrite other ConfigMaps of the namespace, Envoy bootstraps included, or to create ones that pods mount, " +
+    "or a cluster-wide role that edits ConfigMaps in every namespace.",
+  remediationSteps:
+    "Grant ConfigMap writes through a Role in the ConfigMap's namespace, with resourceNames and verbs get/patch (components/gateway/canary-stop.ts canaryStopRole).",
+  check: (resources) => {
+    const out: Finding[] = [];
+    for (const r of resources) {
+      const kind = (r.props as { kind?: string }).kind;
+      if (kind !== "Role" && kind !== "ClusterRole") continue;
+      const rules: { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs?: string[] }[] = (r.props as { rules?: [] }).rules ?? [];
+      const where = `${kind} ${kind === "Role" ? `${namespaceOf(r)}/` : ""}${objectNameOf(r)}`;
+      rules.forEach((rule, i) => {
+        const groups = rule.apiGroups ?? [];
+        const res = rule.resources ?? [];
+        const verbs = rule.verbs ?? [];
+        const onConfigMaps = (groups.includes("") || groups.includes("*")) && (res.includes("configmaps") || res.includes("*"));
+        if (!onConfigMaps || !verbs.some((v) => CONFIGMAP_WRITE_VERBS.includes(v))) return;
+        const why =
+          kind === "ClusterRole"
+            ? "a ClusterRole (every namespace)"
+            : !rule.resourceNames?.length
+              ? "no resourceNames (every ConfigMap of the namespace)"
+              : verbs.some((v) => !NAMED_EDIT_VERBS.includes(v))
+                ? `verbs ${verbs.filter((v) => !NAMED_EDIT_VERBS.includes(v)).join(", ")} beyond get, update, patch`
+                : undefined;
+        if (why) out.push({ path: `rules[${i}]`, value: rule, message: `${where}: rules[${i}] ${show(rule)} writes ConfigMaps with ${why}`, urn: r.urn });
+      });
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
 export const rules: readonly Rule[] = [
   gatewayMirrorPercentWithinMax,
@@ -664,4 +716,5 @@ export const rules: readonly Rule[] = [
   gatewayClustersDefined,
   gatewayEnvoyAdminNoService,
   tritonTerminationCoversGatewayTimeout,
+  gatewayRuntimeWritersNamed,
 ];

@@ -10,16 +10,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as yaml from "js-yaml";
 import type { RecordedResource } from "./record";
+import { shippedBootstrapText } from "../../components/gateway/builders";
 
-/** The data key of the gateway's ConfigMap that holds the Envoy bootstrap. */
-const ENVOY_KEY = "envoy.json";
 const TRITON_COMMAND = "tritonserver";
 
-/** The Envoy bootstrap among the resources (a ConfigMap's `envoy.json`), parsed; undefined without a gateway. */
+/** The Envoy bootstrap among the resources (a ConfigMap's `envoy.json`, or its packed `envoy.json.gz`), parsed; undefined without a gateway. */
 export function envoyBootstrap(resources: readonly RecordedResource[]): unknown {
   for (const r of resources) {
     if (r.type !== "kubernetes:core/v1:ConfigMap") continue;
-    const text = (r.props.data as Record<string, unknown> | undefined)?.[ENVOY_KEY];
+    const text = shippedBootstrapText(r.props as Parameters<typeof shippedBootstrapText>[0]);
     if (typeof text === "string") return JSON.parse(text) as unknown;
   }
   return undefined;
