@@ -45,6 +45,48 @@ require.extensions[".ts"] = function loadTs(module, filename) {
   module._compile(transpile(fs.readFileSync(filename, "utf8"), filename), filename);
 };
 
+// Two of the SDK's module-level requires load what a program that serializes no function never
+// uses: runtime/closure/parseFunction.js requires TypeScript (9 MB of JavaScript) and
+// runtime/closure/codePaths.js requires @npmcli/arborist (with pacote, sigstore, cacache...),
+// both for pulumi.runtime.serializeFunction (function serialization, e.g. Lambda callbacks) only.
+// Together about 1 s of CPU of every process that loads @pulumi/pulumi (the plan, cmd/run under
+// `pulumi up`, the tests), measured with --cpu-prof. Those two requires get a stand-in that
+// loads the real module on its first use, so a program that does serialize a function gets
+// the same module, only later. Scoped to those two requiring files: any other require of
+// typescript or arborist is untouched.
+const LAZY = new Map([
+  [`${path.sep}runtime${path.sep}closure${path.sep}parseFunction.js`, "../../typescript-shim"],
+  [`${path.sep}runtime${path.sep}closure${path.sep}codePaths.js`, "@npmcli/arborist"],
+]);
+function lazyModule(load) {
+  let real;
+  const get = () => (real ??= load());
+  // get/has only: parseFunction reads `ts.X`; codePaths' __importStar sees __esModule and keeps
+  // the stand-in, then reads `arborist.Arborist`. Anything else (keys, descriptors) loads it too.
+  return new Proxy(
+    {},
+    {
+      get: (_t, k) => (k === "__esModule" ? true : Reflect.get(get(), k)),
+      has: (_t, k) => k in get(),
+    },
+  );
+}
+{
+  const loadJs = require.extensions[".js"];
+  require.extensions[".js"] = function loadJsLazily(module, filename) {
+    if (filename.includes(`${path.sep}@pulumi${path.sep}pulumi${path.sep}`)) {
+      for (const [suffix, request] of LAZY) {
+        if (!filename.endsWith(suffix)) continue;
+        const req = module.require;
+        module.require = function requireLazily(id) {
+          return id === request ? lazyModule(() => req.call(module, id)) : req.call(module, id);
+        };
+      }
+    }
+    return loadJs(module, filename);
+  };
+}
+
 // Under Pulumi's language host (`pulumi up`/`preview` run `node --require ./tools/register.cjs
 // .../@pulumi/pulumi/cmd/run/index.js`, see Pulumi.yaml): the SDK records a stack trace on every
 // promise it makes (runtime/debuggable.js debuggablePromise, `new Error().stack`, for its leak

@@ -4,9 +4,9 @@
 // input types (@pulumi/kubernetes types/input, @pulumi/aws <service>/<resource> *Args) with every Input<T>
 // resolved to T (the engine sees plain values) and every field optional (a rule must cope
 // with what is absent). Type-only imports: the pack loads neither SDK for them.
-// Each type is imported from its own module, not from the SDKs' index files: the engine's
-// policy host type-checks the pack (ts-node typeCheck), and the whole of @pulumi/aws would
-// make the pack take many seconds longer to start.
+// Each type is imported from its own module, not from the SDKs' index files: the whole of
+// @pulumi/aws would make the pack's type check take many seconds longer (the policy host
+// no longer type-checks it, see policies/index.cjs; npm test does).
 import type * as pulumi from "@pulumi/pulumi";
 import type * as k8sInput from "@pulumi/kubernetes/types/input";
 import type { ReleaseArgs } from "@pulumi/kubernetes/helm/v3/release";
