@@ -222,6 +222,7 @@ export const modelRepositoryComponent: ComponentDescriptor = {
   name: "model-repository",
   sections: { modelRepository: sectionSpec<"modelRepository">(modelRepositorySettings, "docs/model-repository.md") },
   policyDomains: ["model-repository", "iam"],
+  argumentKeys: { clusterRegion: "aws:region" },
   build(ctx) {
     const cluster = ctx.need("cluster");
     const modelRepository = new ModelRepository(
