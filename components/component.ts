@@ -133,7 +133,8 @@ export function buildStack(
   const produced: Partial<Produced> = {};
   const by: Partial<Record<keyof Produced, string>> = {};
   let current = "";
-  const keys = stackKeysOf(registry, keyRoot);
+  // The stack's keys are read only when a build fails (the documented keys of every section).
+  const keys = () => stackKeysOf(registry, keyRoot);
   // The place the component being built takes its settings from: its sections, or a finer one (ctx.at).
   let scope: KeyScope = { at: [], from: {} };
   const ctx: StackContext = {
@@ -288,14 +289,14 @@ function placeKey(argumentKey: string, scope: KeyScope, keys: StackKeys): string
 }
 
 /** Run `build`; a SettingsError it throws comes out with its keys at the stack file (those it can place). */
-function atStackKeys<T>(scope: KeyScope, keys: StackKeys, build: () => T): T {
+function atStackKeys<T>(scope: KeyScope, keys: () => StackKeys, build: () => T): T {
   try {
     return build();
   } catch (e) {
     // Re-keyed once: an inner scope (ctx.at) already wrote stack keys, which are no arguments.
     if (!isSettingsError(e) || (e as SettingsError & { [STACK_KEYED]?: true })[STACK_KEYED]) throw e;
     const details: SettingProblem[] = e.details.map((p) => {
-      const key = placeKey(p.key, scope, keys);
+      const key = placeKey(p.key, scope, keys());
       return key === undefined ? p : { ...p, key };
     });
     const rekeyed = new SettingsError(`invalid stack configuration (${e.subject.replace(/^invalid /, "")})`, details);

@@ -334,7 +334,7 @@ export const s3AccessLogging = stackRule({
 // ---- disaster recovery -------------------------------------------------------------------------
 
 /** A bucket's tags (its own; the provider's default tags hold no choice of its). */
-const bucketTags = (b: PolicyResource): Readonly<Record<string, string>> => ((b.props as Bucket).tags ?? {});
+const bucketTags = (b: PolicyResource): Readonly<Record<string, string>> => (b.props as Bucket).tags ?? {};
 
 /** The region a resource is created in: its own (aws v7 per-resource region), else its provider's. */
 const regionOf = (r: PolicyResource): string | undefined =>
