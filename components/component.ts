@@ -17,6 +17,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type * as v from "valibot";
 import type { NetworkNeeds, SgRef } from "./network";
+import { isSettingsError, keyPath, SettingsError, type SettingProblem } from "../lib/errors";
+import { documentKeys } from "../lib/schema-doc";
 
 /** The resolved settings of the stack, one entry per section; each component adds its own sections. */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- extended by each component (declaration merging)
@@ -54,7 +56,22 @@ export interface StackContext {
   networkNeeds(): readonly NetworkNeeds[];
   /** Every component's existing security groups, by symbolic name (what the Firewall's rules may name). */
   securityGroups(): Readonly<Record<SgRef, pulumi.Input<string>>>;
+  /**
+   * Construct a component (`build`) from the settings at `at` (a stack-file key path, e.g.
+   * `["triton", "groups", 1]`): a SettingsError its resolver throws names each argument key as
+   * the stack-file key it came from (`triton-platform:triton.groups[1].canary.image.tag`).
+   * `from` names the arguments taken from elsewhere (`{ zones: "cluster.zones" }`). Every
+   * build already runs at its component's own sections; this is for a finer place.
+   */
+  at<T>(at: readonly (string | number)[], build: () => T, from?: ArgumentKeys): T;
 }
+
+/**
+ * Arguments of a component that come from another stack-file key than their own name under
+ * the component's section: argument (its first segment) → the key path it is set at
+ * (`"cluster.zones"`, or a key of another namespace such as `"aws:region"`).
+ */
+export type ArgumentKeys = Readonly<Record<string, string>>;
 
 /** One line of the stack's summary: a label and its lines (the first beside the label, the others under it). */
 export interface SummaryRow {
@@ -78,6 +95,13 @@ export interface ComponentDescriptor {
   /** The policy domains (policies/rules/<domain>.ts) whose rules protect what it creates, by name. */
   readonly policyDomains?: readonly string[];
   /**
+   * The arguments of its components that hold another key's value than their own name under its
+   * sections (`{ zones: "cluster.zones", region: "aws:region" }`), for the errors of its build: an
+   * argument key that is its section's key needs no entry (a component that spreads its section
+   * needs none). See StackContext.at.
+   */
+  readonly argumentKeys?: ArgumentKeys;
+  /**
    * Creates its ComponentResource(s) from the settings and what earlier components produced,
    * and returns what it hands on. Runs in registry order (the order resources are registered).
    */
@@ -99,10 +123,20 @@ export interface ComponentDescriptor {
  * Build every component of `registry` in order under `settings`, and return the stack outputs
  * (every component's, merged). Wiring only: what a component needs it takes from the context.
  */
-export function buildStack(registry: readonly ComponentDescriptor[], settings: StackSettings, stack: string, region: string): Record<string, unknown> {
+export function buildStack(
+  registry: readonly ComponentDescriptor[],
+  settings: StackSettings,
+  stack: string,
+  region: string,
+  keyRoot = "",
+): Record<string, unknown> {
   const produced: Partial<Produced> = {};
   const by: Partial<Record<keyof Produced, string>> = {};
   let current = "";
+  // The stack's keys are read only when a build fails (the documented keys of every section).
+  const keys = () => stackKeysOf(registry, keyRoot);
+  // The place the component being built takes its settings from: its sections, or a finer one (ctx.at).
+  let scope: KeyScope = { at: [], from: {} };
   const ctx: StackContext = {
     stack,
     region,
@@ -118,10 +152,20 @@ export function buildStack(registry: readonly ComponentDescriptor[], settings: S
       for (const d of registry) Object.assign(groups, d.securityGroups?.(ctx));
       return groups;
     },
+    at(at, build, from = {}) {
+      const outer = scope;
+      scope = { at: [...at], from: { ...outer.from, ...from }, sections: outer.sections };
+      try {
+        return atStackKeys(scope, keys, build);
+      } finally {
+        scope = outer;
+      }
+    },
   };
   for (const d of registry) {
     current = d.name;
-    const out = d.build?.(ctx) ?? {};
+    scope = { at: [], from: d.argumentKeys ?? {}, sections: Object.keys(d.sections ?? {}) };
+    const out = (d.build ? atStackKeys(scope, keys, () => d.build!(ctx)) : undefined) ?? {};
     for (const k of Object.keys(out) as (keyof Produced)[]) {
       if (k in produced) throw new Error(`component ${d.name} produces "${String(k)}", which ${by[k]} produces already`);
       by[k] = d.name;
@@ -156,3 +200,109 @@ export function networkNeedsOf(registry: readonly ComponentDescriptor[], ctx: St
     return n ? [n] : [];
   });
 }
+
+// ---- errors at their stack-file keys ------------------------------------------------------
+// A component's resolver names its own arguments (`kmsKeyArn`): right for a direct caller, but
+// the person running a stack must change a key of the stack file. Every build runs inside a
+// scope that says where its arguments come from, and a SettingsError thrown there is re-keyed
+// once, here: a new component gets it with its sections, with nothing to write.
+
+/** Where the component being built takes its arguments from. */
+export interface KeyScope {
+  /** A key path its argument keys are below (ctx.at); [] for the component's own sections. */
+  readonly at: readonly (string | number)[];
+  /** Arguments set at another key (ArgumentKeys). */
+  readonly from: ArgumentKeys;
+  /** The sections it owns (an argument key below one of them is that section's key). */
+  readonly sections?: readonly string[];
+}
+
+/** Every key the stack file can set, as its docs name them (`triton.groups[].canary.image.tag`), and the root keys are written after. */
+interface StackKeys {
+  readonly documented: ReadonlySet<string>;
+  /** The documented keys that are maps (`tags`): any key below one is a stack key too. */
+  readonly maps: ReadonlySet<string>;
+  readonly root: string;
+}
+
+const stackKeysCache = new WeakMap<readonly ComponentDescriptor[], Map<string, StackKeys>>();
+function stackKeysOf(registry: readonly ComponentDescriptor[], root: string): StackKeys {
+  const byRoot = stackKeysCache.get(registry) ?? new Map<string, StackKeys>();
+  stackKeysCache.set(registry, byRoot);
+  const cached = byRoot.get(root);
+  if (cached) return cached;
+  const keys = collectStackKeys(registry, root);
+  byRoot.set(root, keys);
+  return keys;
+}
+
+function collectStackKeys(registry: readonly ComponentDescriptor[], root: string): StackKeys {
+  const documented = new Set<string>();
+  const maps = new Set<string>();
+  const add = (key: string, type: string) => {
+    documented.add(key);
+    if (type.startsWith("map of")) maps.add(key);
+  };
+  for (const d of registry) {
+    for (const [section, spec] of Object.entries<SectionSpec>(d.sections ?? {})) {
+      for (const k of documentKeys(spec.schema, section)) add(k.key, k.type);
+    }
+  }
+  return { documented, maps, root };
+}
+
+/** `a.b[2].c` → ["a", "b", 2, "c"] (lib/errors keyPath's inverse). */
+function segmentsOf(key: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of key.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : m[1]);
+  return out;
+}
+
+/** A key path as the docs list it: list indices as `[]`. */
+const documentedForm = (path: readonly (string | number)[]) => keyPath(path.map((p) => (typeof p === "number" ? "[]" : p))).replace(/\.\[\]/g, "[]");
+
+/**
+ * The stack-file key of a component's argument key under `scope`, or undefined when it is no key
+ * of the stack file (a reference the program passes, such as a VPC id: a program error, kept as is).
+ */
+export function stackKeyOf(registry: readonly ComponentDescriptor[], argumentKey: string, scope: Partial<KeyScope>, root = ""): string | undefined {
+  return placeKey(argumentKey, { at: scope.at ?? [], from: scope.from ?? {}, sections: scope.sections }, stackKeysOf(registry, root));
+}
+
+function placeKey(argumentKey: string, scope: KeyScope, keys: StackKeys): string | undefined {
+  const path = segmentsOf(argumentKey);
+  if (path.length === 0) return undefined;
+  const [first, ...rest] = path;
+  const elsewhere = typeof first === "string" ? scope.from[first] : undefined;
+  if (elsewhere !== undefined) {
+    const full = [...segmentsOf(elsewhere), ...rest];
+    // Another namespace's key (aws:region) is written as it is.
+    return elsewhere.includes(":") ? elsewhere + keyPath(rest, rest.length && typeof rest[0] === "string" ? "." : "") : keyPath(full, keys.root);
+  }
+  const candidates = scope.at.length > 0 ? [[...scope.at, ...path]] : (scope.sections ?? []).map((s) => [s, ...path]);
+  // An argument named after a section it owns is that section (environment, tags.team).
+  if (scope.at.length === 0 && scope.sections?.includes(String(first))) candidates.unshift(path);
+  const isKey = (c: readonly (string | number)[]) =>
+    keys.documented.has(documentedForm(c)) || c.some((_, i) => i > 0 && keys.maps.has(documentedForm(c.slice(0, i))));
+  const found = candidates.find(isKey);
+  return found && keyPath(found, keys.root);
+}
+
+/** Run `build`; a SettingsError it throws comes out with its keys at the stack file (those it can place). */
+function atStackKeys<T>(scope: KeyScope, keys: () => StackKeys, build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    // Re-keyed once: an inner scope (ctx.at) already wrote stack keys, which are no arguments.
+    if (!isSettingsError(e) || (e as SettingsError & { [STACK_KEYED]?: true })[STACK_KEYED]) throw e;
+    const details: SettingProblem[] = e.details.map((p) => {
+      const key = placeKey(p.key, scope, keys());
+      return key === undefined ? p : { ...p, key };
+    });
+    const rekeyed = new SettingsError(`invalid stack configuration (${e.subject.replace(/^invalid /, "")})`, details);
+    (rekeyed as SettingsError & { [STACK_KEYED]?: true })[STACK_KEYED] = true;
+    throw rekeyed;
+  }
+}
+
+const STACK_KEYED = Symbol("stack-keyed");

@@ -56,6 +56,7 @@ declare module "./component" {
 export const namespaceComponent: ComponentDescriptor = {
   name: "namespace",
   policyDomains: ["workloads"],
+  argumentKeys: { name: "triton.namespace" },
   build: (ctx) => ({
     servingNamespace: new ServingNamespace(
       "triton",

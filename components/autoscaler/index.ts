@@ -75,6 +75,7 @@ export const autoscalerComponent: ComponentDescriptor = {
   name: "autoscaler",
   sections: { autoscaler: sectionSpec<"autoscaler">(autoscalerSection, "docs/autoscaler.md") },
   policyDomains: ["autoscaler", "iam"],
+  argumentKeys: { clusterName: "cluster.name", region: "aws:region" },
   build(ctx) {
     const { autoscaler, cluster: clusterSettings } = ctx.settings;
     if (!autoscaler.enabled) return;

@@ -167,6 +167,7 @@ export const clusterComponent: ComponentDescriptor = {
     tags: sectionSpec<"tags">(tagsSetting),
   },
   policyDomains: ["foundation"],
+  argumentKeys: { name: "cluster.name", region: "aws:region" },
   build({ settings, stack, region }) {
     const tags = standardTags({ environment: settings.environment, stack, tags: settings.tags });
     const cluster = new Cluster("cluster", { name: settings.cluster.name, region, tags });

@@ -60,6 +60,7 @@ declare module "../component" {
 export const firewallComponent: ComponentDescriptor = {
   name: "firewall",
   policyDomains: ["firewall", "exposure"],
+  argumentKeys: { namespace: "triton.namespace" },
   build(ctx) {
     const cluster = ctx.need("cluster");
     const firewall = new Firewall(

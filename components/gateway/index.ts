@@ -80,6 +80,7 @@ export const gatewayComponent: ComponentDescriptor = {
   name: "gateway",
   sections: { gateway: sectionSpec<"gateway">(gatewaySection, "docs/gateway-and-firewall.md") },
   policyDomains: ["gateway", "exposure"],
+  argumentKeys: { namespace: "triton.namespace" },
   build(ctx) {
     const namespace = ctx.settings.triton.namespace;
     const gateway = new EnvoyGateway(

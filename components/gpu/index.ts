@@ -39,6 +39,7 @@ export const gpuComponent: ComponentDescriptor = {
   name: "gpu",
   sections: { gpu: sectionSpec<"gpu">(gpuSettings, "docs/gpu-nodes.md") },
   policyDomains: ["gpu-nodes", "iam"],
+  argumentKeys: { zones: "cluster.zones", region: "aws:region", clusterName: "cluster.name" },
   build(ctx) {
     const { gpu, cluster: clusterSettings } = ctx.settings;
     const cluster = ctx.need("cluster");
@@ -67,18 +68,23 @@ export const gpuComponent: ComponentDescriptor = {
       },
       { provider: cluster.aws },
     );
-    const gpuOperator = new GpuOperator(
-      "gpu-operator",
-      {
-        version: gpu.operator.version,
-        namespace: gpu.operator.namespace,
-        labels,
-        host: hostSoftwareOf(gpu.amiType),
-        serviceMonitor: gpu.operator.serviceMonitor,
-      },
-      // After the nodes. Helm waits for the chart's own objects only, not for the operands the
-      // operator starts on the GPU nodes (ClusterPolicy status is not awaited; components/gpu/builders.ts).
-      { provider: cluster.k8s, dependsOn: [gpuNodes] },
+    const gpuOperator = ctx.at(
+      ["gpu", "operator"],
+      () =>
+        new GpuOperator(
+          "gpu-operator",
+          {
+            version: gpu.operator.version,
+            namespace: gpu.operator.namespace,
+            labels,
+            host: hostSoftwareOf(gpu.amiType),
+            serviceMonitor: gpu.operator.serviceMonitor,
+          },
+          // After the nodes. Helm waits for the chart's own objects only, not for the operands the
+          // operator starts on the GPU nodes (ClusterPolicy status is not awaited; components/gpu/builders.ts).
+          { provider: cluster.k8s, dependsOn: [gpuNodes] },
+        ),
+      { host: "gpu.amiType" },
     );
     return { gpuNodes, gpuOperator };
   },

@@ -28,8 +28,9 @@ import {
   repositoryEgressPort,
   tritonServiceAccount,
 } from "./builders";
-import { bucketArgs, bucketArn, bucketHardening, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
-import { accountKeyPolicy, modelPublishPolicy, modelReadPolicy, tlsOnlyBucketPolicy } from "./policies";
+import { bucketArgs, bucketArn, bucketHardening, replicaBucketPrefix, replicationConfig, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
+import { accountKeyPolicy, modelPublishPolicy, modelReadPolicy, replicationPolicy, replicationTrustPolicy, tlsOnlyBucketPolicy } from "./policies";
+import { REPLICATION_TIME_MINUTES } from "./schema";
 import {
   EFS_MOUNT_PATH,
   efsAccessPointArgs,
@@ -51,6 +52,11 @@ export * from "./s3";
 export * from "./policies";
 export * from "./efs";
 
+/** What a stack's disaster-recovery choice implies, as its outputs state it. */
+export type DisasterRecoveryRecord =
+  | { strategy: "replicate"; replicaBucket: string; replicaRegion: string; replicaKmsKeyArn: string; recoveryPointMinutes: number }
+  | { strategy: "republish"; recoveryTimeHours: number };
+
 export class ModelRepository extends pulumi.ComponentResource {
   /** What the serving groups consume. */
   readonly binding: ModelRepositoryBinding;
@@ -60,6 +66,8 @@ export class ModelRepository extends pulumi.ComponentResource {
   readonly readerRoleArn?: pulumi.Output<string>;
   readonly publisherRoleArn?: pulumi.Output<string>;
   readonly fileSystemId?: pulumi.Output<string>;
+  /** The stack's disaster-recovery choice for the bucket (s3.disasterRecovery), with what recovery it implies; absent when not stated. */
+  readonly disasterRecovery?: pulumi.Output<DisasterRecoveryRecord>;
 
   constructor(name: string, args: ModelRepositoryArgs, opts?: pulumi.ComponentResourceOptions) {
     super("triton-platform:model-repository:ModelRepository", name, {}, opts);
@@ -95,21 +103,56 @@ export class ModelRepository extends pulumi.ComponentResource {
         bucketName = pulumi.output(existing);
         arn = partition.apply((p) => bucketArn(p, existing));
       } else {
-        const bucket = new s3.Bucket(`${name}-bucket`, { ...bucketArgs(settings.bucketPrefix), ...regional }, parent);
-        const h = bucketHardening<pulumi.Input<string>>(bucket.id, kmsKeyArn, settings.noncurrentVersionDays);
-        const versioning = new s3.BucketVersioning(`${name}-versioning`, { ...h.versioning, ...regional }, parent);
-        new s3.BucketServerSideEncryptionConfiguration(`${name}-encryption`, { ...h.encryption, ...regional }, parent);
-        const publicAccessBlock = new s3.BucketPublicAccessBlock(`${name}-public-access-block`, { ...h.publicAccessBlock, ...regional }, parent);
-        new s3.BucketOwnershipControls(`${name}-ownership`, { ...h.ownership, ...regional }, parent);
-        // Lifecycle after versioning: a rule on noncurrent versions of an unversioned bucket is rejected.
-        new s3.BucketLifecycleConfiguration(`${name}-lifecycle`, { ...h.lifecycle, ...regional }, { parent: this, dependsOn: [versioning] });
-        new s3.BucketPolicy(
-          `${name}-tls-only`,
-          { bucket: bucket.id, policy: bucket.arn.apply((a) => JSON.stringify(tlsOnlyBucketPolicy(a))), ...regional },
-          { parent: this, dependsOn: [publicAccessBlock] },
-        );
+        const dr = settings.disasterRecovery;
+        const bucket = new s3.Bucket(`${name}-bucket`, { ...bucketArgs(settings.bucketPrefix, dr), ...regional }, parent);
+        const versioning = this.hardenBucket(name, bucket, kmsKeyArn, settings.noncurrentVersionDays, regional);
         bucketName = bucket.bucket;
         arn = bucket.arn;
+        if (dr?.strategy === "replicate" && dr.replicaRegion !== undefined) {
+          // The replica: a bucket of its own in replicaRegion, hardened as the source is, under a key of that region.
+          const inReplicaRegion = { region: dr.replicaRegion };
+          const keyPolicy = pulumi.all([partition, accountId]).apply(([p, account]) => JSON.stringify(accountKeyPolicy(p, account)));
+          const replicaKey = new kms.Key(`${name}-replica-key`, { ...kmsKeyArgs(r.backend, keyPolicy), ...inReplicaRegion }, parent);
+          new kms.Alias(`${name}-replica-key`, { ...kmsAliasArgs(replicaKey.keyId), ...inReplicaRegion }, parent);
+          const replica = new s3.Bucket(`${name}-replica`, { ...bucketArgs(replicaBucketPrefix(settings.bucketPrefix)), ...inReplicaRegion }, parent);
+          const replicaVersioning = this.hardenBucket(`${name}-replica`, replica, replicaKey.arn, settings.noncurrentVersionDays, inReplicaRegion);
+          const role = new iam.Role(
+            `${name}-replication`,
+            { description: "S3: replicate the model prefix to the replica bucket", assumeRolePolicy: JSON.stringify(replicationTrustPolicy()) },
+            parent,
+          );
+          const policy = pulumi.all([bucket.arn, kmsKeyArn, replica.arn, replicaKey.arn]).apply(([source, key, replicaArn, replicaKeyArn]) =>
+            JSON.stringify(
+              replicationPolicy({
+                source: { bucketArn: source, prefix: r.modelPrefix, kmsKeyArn: key, region: settings.bucketRegion },
+                replica: { bucketArn: replicaArn, kmsKeyArn: replicaKeyArn, region: inReplicaRegion.region },
+              }),
+            ),
+          );
+          const rolePolicy = new iam.RolePolicy(`${name}-replication`, { role: role.id, policy }, parent);
+          // Both buckets versioned first (S3 refuses replication otherwise), and the role able to act before S3 first assumes it.
+          new s3.BucketReplicationConfig(
+            `${name}-replication`,
+            {
+              ...replicationConfig<pulumi.Input<string>>({
+                bucket: bucket.id,
+                role: role.arn,
+                replicaBucketArn: replica.arn,
+                replicaKmsKeyArn: replicaKey.arn,
+                prefix: r.modelPrefix,
+              }),
+              ...regional,
+            },
+            { parent: this, dependsOn: [versioning, replicaVersioning, rolePolicy] },
+          );
+          this.disasterRecovery = pulumi.all([replica.bucket, replicaKey.arn]).apply(([replicaBucket, replicaKmsKeyArn]): DisasterRecoveryRecord => ({
+            strategy: "replicate",
+            replicaBucket,
+            replicaRegion: inReplicaRegion.region,
+            replicaKmsKeyArn,
+            recoveryPointMinutes: REPLICATION_TIME_MINUTES,
+          }));
+        }
       }
       const access = pulumi
         .all([arn, kmsKeyArn])
@@ -132,6 +175,10 @@ export class ModelRepository extends pulumi.ComponentResource {
         this.publisherRoleArn = publisher.arn;
       }
 
+      if (settings.disasterRecovery?.strategy === "republish") {
+        const record: DisasterRecoveryRecord = { strategy: "republish", recoveryTimeHours: settings.disasterRecovery.recoveryTimeHours ?? 0 };
+        this.disasterRecovery = pulumi.output(record);
+      }
       this.bucketName = bucketName;
       this.uri = bucketName.apply((b) => s3ModelRepositoryUri(b, r.modelPrefix));
       env = s3ReaderEnv(settings.bucketRegion, r.clusterRegion);
@@ -202,7 +249,32 @@ export class ModelRepository extends pulumi.ComponentResource {
       readerRoleArn: this.readerRoleArn,
       publisherRoleArn: this.publisherRoleArn,
       fileSystemId: this.fileSystemId,
+      disasterRecovery: this.disasterRecovery,
     });
+  }
+
+  /** A bucket's hardening (./s3 bucketHardening), each setting its own resource; returns its versioning (what replication and lifecycle wait for). */
+  private hardenBucket(
+    name: string,
+    bucket: s3.Bucket,
+    kmsKeyArn: pulumi.Input<string>,
+    noncurrentVersionDays: number,
+    regional: { region?: string },
+  ): s3.BucketVersioning {
+    const parent = { parent: this };
+    const h = bucketHardening<pulumi.Input<string>>(bucket.id, kmsKeyArn, noncurrentVersionDays);
+    const versioning = new s3.BucketVersioning(`${name}-versioning`, { ...h.versioning, ...regional }, parent);
+    new s3.BucketServerSideEncryptionConfiguration(`${name}-encryption`, { ...h.encryption, ...regional }, parent);
+    const publicAccessBlock = new s3.BucketPublicAccessBlock(`${name}-public-access-block`, { ...h.publicAccessBlock, ...regional }, parent);
+    new s3.BucketOwnershipControls(`${name}-ownership`, { ...h.ownership, ...regional }, parent);
+    // Lifecycle after versioning: a rule on noncurrent versions of an unversioned bucket is rejected.
+    new s3.BucketLifecycleConfiguration(`${name}-lifecycle`, { ...h.lifecycle, ...regional }, { parent: this, dependsOn: [versioning] });
+    new s3.BucketPolicy(
+      `${name}-tls-only`,
+      { bucket: bucket.id, policy: bucket.arn.apply((a) => JSON.stringify(tlsOnlyBucketPolicy(a))), ...regional },
+      { parent: this, dependsOn: [publicAccessBlock] },
+    );
+    return versioning;
   }
 }
 
@@ -222,6 +294,7 @@ export const modelRepositoryComponent: ComponentDescriptor = {
   name: "model-repository",
   sections: { modelRepository: sectionSpec<"modelRepository">(modelRepositorySettings, "docs/model-repository.md") },
   policyDomains: ["model-repository", "iam"],
+  argumentKeys: { clusterRegion: "aws:region" },
   build(ctx) {
     const cluster = ctx.need("cluster");
     const modelRepository = new ModelRepository(
@@ -251,6 +324,7 @@ export const modelRepositoryComponent: ComponentDescriptor = {
         publisherRoleArn: m.publisherRoleArn,
         fileSystemId: m.fileSystemId,
         serviceAccountName: m.binding.serviceAccountName,
+        disasterRecovery: m.disasterRecovery,
       },
     };
   },

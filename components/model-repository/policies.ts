@@ -113,6 +113,54 @@ export function accountKeyPolicy(partition: string, accountId: string): PolicyDo
   };
 }
 
+/** The replication's two buckets: the source (the model repository) and the replica the stack creates in another region. */
+export interface ReplicationAccess {
+  readonly source: BucketAccess;
+  /** The replica: its bucket ARN, its key (a key of its own region) and its region; the same prefix. */
+  readonly replica: Omit<BucketAccess, "prefix">;
+}
+
+/**
+ * The replication role's policy: what S3 needs to replicate the model prefix's SSE-KMS objects
+ * to the replica (S3 user guide, "Setting up permissions for live replication" and "Replicating
+ * encrypted objects": the example policies), nothing more. On the source: the bucket's
+ * replication configuration and listing, and each object version's content, ACL and tags (what
+ * S3 reads to replicate it), under the prefix only. On the replica: writing replicas, delete
+ * markers and tags, under the prefix only. kms:Decrypt of the source key and kms:Encrypt of the
+ * replica key, each through S3 in its own region only (kms:ViaService; no encryption-context
+ * condition: with S3 Bucket Keys the context is the bucket's ARN, not the object's).
+ */
+export function replicationPolicy(a: ReplicationAccess): PolicyDocument {
+  return {
+    Version: IAM_POLICY_VERSION,
+    Statement: [
+      { Sid: "ReadReplicationConfiguration", Effect: "Allow", Action: ["s3:GetReplicationConfiguration", "s3:ListBucket"], Resource: a.source.bucketArn },
+      {
+        Sid: "ReadSourceVersions",
+        Effect: "Allow",
+        Action: ["s3:GetObjectVersionForReplication", "s3:GetObjectVersionAcl", "s3:GetObjectVersionTagging"],
+        Resource: prefixObjectsArn(a.source.bucketArn, a.source.prefix),
+      },
+      {
+        Sid: "WriteReplicas",
+        Effect: "Allow",
+        Action: ["s3:ReplicateObject", "s3:ReplicateDelete", "s3:ReplicateTags"],
+        Resource: prefixObjectsArn(a.replica.bucketArn, a.source.prefix),
+      },
+      { Sid: "DecryptSource", Effect: "Allow", Action: "kms:Decrypt", Resource: a.source.kmsKeyArn, Condition: viaS3(a.source.region) },
+      { Sid: "EncryptReplicas", Effect: "Allow", Action: "kms:Encrypt", Resource: a.replica.kmsKeyArn, Condition: viaS3(a.replica.region) },
+    ],
+  };
+}
+
+/** Who may assume the replication role: the S3 service only (S3 user guide, the replication role's trust policy). */
+export function replicationTrustPolicy(): PolicyDocument {
+  return {
+    Version: IAM_POLICY_VERSION,
+    Statement: [{ Sid: "S3Replication", Effect: "Allow", Principal: { Service: "s3.amazonaws.com" }, Action: "sts:AssumeRole" }],
+  };
+}
+
 /** Who may assume the publisher role: the given principals (e.g. the CI's role). */
 export function publisherTrustPolicy(principalArns: string[]): PolicyDocument {
   return {

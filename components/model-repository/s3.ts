@@ -1,6 +1,7 @@
 // The hardened bucket's settings as plain resource arguments (aws v7 splits them into one
 // resource per concern). Generic over the value type so tests pass strings and the
 // component passes Outputs; either way the result is plain data.
+import { REPLICATION_TIME_MINUTES, type DisasterRecoveryStrategy } from "./schema";
 
 export interface BucketHardening<T> {
   versioning: { bucket: T; versioningConfiguration: { status: "Enabled" } };
@@ -74,10 +75,56 @@ export function s3ReaderEnv(bucketRegion: string, clusterRegion: string): { name
   return bucketRegion === clusterRegion ? [] : [{ name: "AWS_DEFAULT_REGION", value: bucketRegion }];
 }
 
+/** Tags a republish choice leaves on the bucket: what the recovery relies on, where the pack and an auditor read it. */
+export const DISASTER_RECOVERY_TAG = "triton-platform:disaster-recovery";
+export const RECOVERY_TIME_TAG = "triton-platform:recovery-time-hours";
+
+/** The replica bucket's prefix: the source's with "dr-", within the 37 characters a bucket prefix may have. */
+export function replicaBucketPrefix(bucketPrefix: string): string {
+  return `${bucketPrefix.slice(0, 37 - "dr-".length)}dr-`;
+}
+
+/**
+ * The source bucket's replication rule (aws.s3.BucketReplicationConfig, @pulumi/aws 7.48 inputs):
+ * the model prefix, SSE-KMS objects included and re-encrypted with the replica's key, delete
+ * markers replicated (the replica mirrors what Triton reads; versions stay recoverable in both),
+ * Replication Time Control with its metrics, so the replica is current within 15 minutes.
+ */
+export function replicationConfig<T>(a: { bucket: T; role: T; replicaBucketArn: T; replicaKmsKeyArn: T; prefix: string }) {
+  return {
+    bucket: a.bucket,
+    role: a.role,
+    rules: [
+      {
+        id: "replicate-models",
+        status: "Enabled",
+        priority: 1,
+        // A filter (the V2 schema) requires deleteMarkerReplication.
+        filter: { prefix: `${a.prefix}/` },
+        deleteMarkerReplication: { status: "Enabled" },
+        // SSE-KMS objects are replicated only when asked (S3 user guide, "Replicating encrypted objects").
+        sourceSelectionCriteria: { sseKmsEncryptedObjects: { status: "Enabled" } },
+        destination: {
+          bucket: a.replicaBucketArn,
+          encryptionConfiguration: { replicaKmsKeyId: a.replicaKmsKeyArn },
+          replicationTime: { status: "Enabled", time: { minutes: REPLICATION_TIME_MINUTES } },
+          // Replication Time Control requires its metrics (S3 API PutBucketReplication, Metrics).
+          metrics: { status: "Enabled", eventThreshold: { minutes: REPLICATION_TIME_MINUTES } },
+        },
+      },
+    ],
+  };
+}
+
 /** The bucket the stack creates (a unique name from the prefix). */
-export function bucketArgs(bucketPrefix: string) {
+export function bucketArgs(bucketPrefix: string, disasterRecovery?: { strategy: DisasterRecoveryStrategy; recoveryTimeHours?: number }) {
+  // A republish choice is stated on the bucket it would rebuild (a replica states itself: the replication configuration).
+  const tags =
+    disasterRecovery?.strategy === "republish"
+      ? { tags: { [DISASTER_RECOVERY_TAG]: "republish", [RECOVERY_TIME_TAG]: String(disasterRecovery.recoveryTimeHours) } }
+      : {};
   // forceDestroy false: `pulumi destroy` fails on a non-empty bucket instead of deleting the models.
-  return { bucketPrefix, forceDestroy: false };
+  return { bucketPrefix, forceDestroy: false, ...tags };
 }
 
 /** ARN of a bucket given by name (s3.existingBucket): S3 ARNs carry no region or account. */

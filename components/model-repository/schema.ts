@@ -13,6 +13,15 @@ import { awsRegion } from "../cluster/schema";
 export const MODEL_REPOSITORY_BACKENDS = ["s3", "efs"] as const;
 export type ModelRepositoryBackend = (typeof MODEL_REPOSITORY_BACKENDS)[number];
 export const EFS_THROUGHPUT_MODES = ["elastic", "bursting"] as const;
+/** How the models come back when the bucket's region is lost: a replica the stack keeps, or the publisher's own source. */
+export const DISASTER_RECOVERY_STRATEGIES = ["replicate", "republish"] as const;
+export type DisasterRecoveryStrategy = (typeof DISASTER_RECOVERY_STRATEGIES)[number];
+/**
+ * S3 Replication Time Control's commitment: 99.99% of new objects replicated within 15 minutes
+ * (S3 user guide, "Meeting compliance requirements with S3 Replication Time Control"); the
+ * replication rule states it (destination.replicationTime.time.minutes, the only value S3 takes).
+ */
+export const REPLICATION_TIME_MINUTES = 15;
 export type EfsThroughputMode = (typeof EFS_THROUGHPUT_MODES)[number];
 
 /**
@@ -28,12 +37,32 @@ const iamPrincipalArn = pattern(
 );
 const subnetId = pattern(/^subnet-([0-9a-f]{8}|[0-9a-f]{17})$/, "must be a subnet ID such as subnet-0a1b2c3d4e5f67890");
 
+/** The rule a replica in the bucket's own region breaks; one wording for the schema's check and the resolver's. */
+export function replicaRegionRule(bucketRegion: string): string {
+  return `must be another region than the bucket's ${bucketRegion} (a replica in the same region is lost with it)`;
+}
+
 /** The rule a KMS key outside the data's region breaks; one wording for the schema's check and the resolver's. */
 export function kmsKeyRegionRule(backend: ModelRepositoryBackend, dataRegion: string): string {
   return backend === "s3"
     ? `must be a key in the bucket's region ${dataRegion} (SSE-KMS keys are regional)`
     : `must be a key in the file system's region ${dataRegion} (EFS encrypts with a key of its own region)`;
 }
+
+const disasterRecoverySection = section({
+  strategy: doc(
+    oneOf(DISASTER_RECOVERY_STRATEGIES),
+    "replicate: the stack replicates the model prefix to a bucket it creates in replicaRegion (versioned, SSE-KMS with a key of that " +
+      "region, Replication Time Control); republish: the publisher's CI re-publishes every model from its source into a new bucket, in " +
+      "recoveryTimeHours. Required in prod (policy s3-model-bucket-disaster-recovery).",
+  ),
+  replicaRegion: doc(v.optional(awsRegion), "Region of the replica bucket and its key (replicate only, and required there): not the bucket's own region."),
+  recoveryTimeHours: doc(
+    v.optional(integer({ min: 1, max: 720 })),
+    "Hours the publisher's CI takes to re-publish every model from its source (republish only, and required there): the recovery time " +
+      "this stack accepts, recorded on the bucket (tag triton-platform:recovery-time-hours).",
+  ),
+});
 
 const s3Section = section({
   bucketPrefix: doc(
@@ -69,6 +98,11 @@ const s3Section = section({
       {},
     ),
     "Optional role the CI assumes to upload models (write to the model prefix only, never the bucket's configuration).",
+  ),
+  disasterRecovery: doc(
+    v.optional(disasterRecoverySection),
+    "How the models come back when the bucket's region is lost (docs/model-repository.md, Disaster recovery). Required in prod.",
+    { default: "not stated (refused in prod by the policy pack)" },
   ),
 });
 
@@ -126,6 +160,32 @@ const written = refined(
     }
     if (mr.s3?.publisher?.trustedPrincipalArns !== undefined && !mr.s3.publisher.enabled) {
       ctx.addIssue({ path: ["s3", "publisher", "enabled"], message: "must be true when trustedPrincipalArns is set (otherwise no publisher role is created)" });
+    }
+    const dr = mr.s3?.disasterRecovery;
+    if (dr?.strategy === "replicate") {
+      if (dr.replicaRegion === undefined)
+        ctx.addIssue({ path: ["s3", "disasterRecovery", "replicaRegion"], message: 'is required when strategy is "replicate" (the replica bucket\'s region)' });
+      if (dr.recoveryTimeHours !== undefined)
+        ctx.addIssue({
+          path: ["s3", "disasterRecovery", "recoveryTimeHours"],
+          message: 'applies only when strategy is "republish" (a replica is current within Replication Time Control\'s 15 minutes)',
+        });
+      if (mr.s3?.existingBucket !== undefined)
+        ctx.addIssue({
+          path: ["s3", "disasterRecovery", "strategy"],
+          message: 'cannot be "replicate" with s3.existingBucket (an existing bucket\'s replication is its owner\'s configuration); use "republish"',
+        });
+      if (dr.replicaRegion !== undefined && dr.replicaRegion === mr.s3?.bucketRegion)
+        ctx.addIssue({ path: ["s3", "disasterRecovery", "replicaRegion"], message: replicaRegionRule(dr.replicaRegion) });
+    }
+    if (dr?.strategy === "republish") {
+      if (dr.recoveryTimeHours === undefined)
+        ctx.addIssue({
+          path: ["s3", "disasterRecovery", "recoveryTimeHours"],
+          message: 'is required when strategy is "republish" (the hours the publisher takes to re-publish every model: the recovery time)',
+        });
+      if (dr.replicaRegion !== undefined)
+        ctx.addIssue({ path: ["s3", "disasterRecovery", "replicaRegion"], message: 'applies only when strategy is "replicate" (republish keeps no replica)' });
     }
     // An explicit bucket region is checked here; the cluster's region (its default) in resolveModelRepositoryArgs.
     const keyRegion = mr.kmsKeyArn && kmsKeyRegion(mr.kmsKeyArn);
@@ -236,6 +296,11 @@ export function resolveModelRepositoryArgs(args: ModelRepositoryArgs, name?: str
   } else if (parsed.success && parsed.output.backend === "s3") {
     const bucketRegion = parsed.output.s3.bucketRegion ?? clusterRegion;
     resolved = { ...parsed.output, s3: { ...parsed.output.s3, bucketRegion }, ...refs, vpcId, nodeSecurityGroupId, dataRegion: bucketRegion };
+  }
+  // The replica's region against the bucket's derived region (an explicit one is the schema's rule).
+  const replicaRegion = resolved?.backend === "s3" ? resolved.s3.disasterRecovery?.replicaRegion : undefined;
+  if (resolved?.backend === "s3" && replicaRegion !== undefined && replicaRegion === resolved.dataRegion) {
+    problems.push({ key: "s3.disasterRecovery.replicaRegion", rule: replicaRegionRule(resolved.dataRegion), value: { shown: show(replicaRegion) } });
   }
   // SSE-KMS and EFS both need the key in the data's own region (here: also the derived one).
   if (resolved?.kmsKeyArn !== undefined && kmsKeyRegion(resolved.kmsKeyArn) !== resolved.dataRegion) {

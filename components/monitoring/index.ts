@@ -109,6 +109,12 @@ export const monitoringComponent: ComponentDescriptor = {
   name: "monitoring",
   sections: { monitoring: sectionSpec<"monitoring">(monitoringSection, "docs/monitoring.md") },
   policyDomains: ["monitoring", "secrets"],
+  argumentKeys: {
+    servingNamespace: "triton.namespace",
+    gpuOperatorVersion: "gpu.operator.version",
+    gpuOperatorNamespace: "gpu.operator.namespace",
+    zoneCount: "cluster.zones",
+  },
   build(ctx) {
     const { triton, gpu, cluster } = ctx.settings;
     const storage = ctx.need("storage");

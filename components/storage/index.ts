@@ -49,6 +49,7 @@ export const storageComponent: ComponentDescriptor = {
   name: "storage",
   sections: { storage: sectionSpec<"storage">(storageSection, "docs/storage.md") },
   policyDomains: ["workloads"],
+  argumentKeys: { region: "aws:region" },
   build: (ctx) => ({
     storage: new ClusterStorage("storage", { ...ctx.settings.storage, labels: ctx.need("labels"), region: ctx.region }, { provider: ctx.need("cluster").k8s }),
   }),

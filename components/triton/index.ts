@@ -160,23 +160,28 @@ export const tritonComponent: ComponentDescriptor = {
     const modelRepository = ctx.need("modelRepository");
     const servingGroups = triton.groups.map(servingGroupRef);
     const tritonPriority = new TritonPriorityClass("triton-serving", { name: "triton-serving", labels }, k8sOpts);
-    const tritonServers = triton.groups.map(
-      (g) =>
-        new TritonServer(
-          g.name,
-          {
-            ...g,
-            namespace: triton.namespace,
-            labels,
-            modelRepository: modelRepository.binding,
-            priorityClassName: tritonPriority.name,
-            zoneCount: cluster.zones.length,
-            // The gateway's longest route timeout: the pods' termination covers it (tritonShutdown).
-            longestRequestSeconds: longestRequestSeconds(ctx.settings.gateway),
-          },
-          // The repository's ServiceAccount (and claim) must exist before pods reference them.
-          { ...k8sOpts, dependsOn: [servingNs, tritonPriority, modelRepository] },
-        ),
+    const tritonServers = triton.groups.map((g, i) =>
+      // Each group's errors at its own item of the list (triton.groups[i].<key>).
+      ctx.at(
+        ["triton", "groups", i],
+        () =>
+          new TritonServer(
+            g.name,
+            {
+              ...g,
+              namespace: triton.namespace,
+              labels,
+              modelRepository: modelRepository.binding,
+              priorityClassName: tritonPriority.name,
+              zoneCount: cluster.zones.length,
+              // The gateway's longest route timeout: the pods' termination covers it (tritonShutdown).
+              longestRequestSeconds: longestRequestSeconds(ctx.settings.gateway),
+            },
+            // The repository's ServiceAccount (and claim) must exist before pods reference them.
+            { ...k8sOpts, dependsOn: [servingNs, tritonPriority, modelRepository] },
+          ),
+        { namespace: "triton.namespace", zoneCount: "cluster.zones", longestRequestSeconds: "gateway.inferTimeoutSeconds" },
+      ),
     );
     const servingGroupAlerts = tritonServers.map((t, i) => ({
       ...servingGroups[i],

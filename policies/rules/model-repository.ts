@@ -14,6 +14,7 @@ import {
   BUCKET_OWNERSHIP_CONTROLS,
   BUCKET_POLICY,
   BUCKET_PUBLIC_ACCESS_BLOCK,
+  BUCKET_REPLICATION,
   BUCKET_VERSIONING,
   EFS_ACCESS_POINT,
   EFS_FILE_SYSTEM,
@@ -22,7 +23,9 @@ import {
   NODE_GROUP,
   SECURITY_GROUP,
 } from "./types";
-import { decodeJson, isTritonContainer, isWorkload } from "./util";
+import { decodeJson, environmentsSchema, isTritonContainer, isWorkload, type EnvConfig } from "./util";
+import { ENVIRONMENT_TAG } from "../../components/naming";
+import { DISASTER_RECOVERY_TAG, RECOVERY_TIME_TAG } from "../../components/model-repository/s3";
 
 type Bucket = PropsOf<typeof BUCKET>;
 type BucketSettingType =
@@ -32,7 +35,8 @@ type BucketSettingType =
   | typeof BUCKET_POLICY
   | typeof BUCKET_OWNERSHIP_CONTROLS
   | typeof BUCKET_LIFECYCLE
-  | typeof BUCKET_LOGGING;
+  | typeof BUCKET_LOGGING
+  | typeof BUCKET_REPLICATION;
 
 /** Settings resources (aws v7: one per concern) that belong to a bucket: they depend on it, or name it; with their typed props. */
 export function settingsOf<Type extends BucketSettingType>(
@@ -327,6 +331,109 @@ export const s3AccessLogging = stackRule({
   }),
 });
 
+// ---- disaster recovery -------------------------------------------------------------------------
+
+/** A bucket's tags (its own; the provider's default tags hold no choice of its). */
+const bucketTags = (b: PolicyResource): Readonly<Record<string, string>> => (b.props as Bucket).tags ?? {};
+
+/** The region a resource is created in: its own (aws v7 per-resource region), else its provider's. */
+const regionOf = (r: PolicyResource): string | undefined =>
+  (r.props as { region?: string }).region ?? (r.provider?.props as { region?: string } | undefined)?.region;
+
+/** The environment of a resource: its own tag, else its provider's defaultTags. */
+const environmentOf = (r: PolicyResource): string | undefined =>
+  bucketTags(r)[ENVIRONMENT_TAG] ?? decodeJson(r.provider?.props?.defaultTags)?.tags?.[ENVIRONMENT_TAG];
+
+/** The bucket of the stack an S3 ARN (arn:<partition>:s3:::<name>) names, by any name it goes by. */
+function bucketByArn(resources: readonly PolicyResource[], arn: unknown): PolicyResource | undefined {
+  const name = typeof arn === "string" ? /^arn:[a-z-]+:s3:::([^/]+)$/.exec(arn)?.[1] : undefined;
+  return name === undefined ? undefined : resources.find((r) => r.type === BUCKET && bucketNames(resources, r).has(name));
+}
+
+/** Why a replication rule of `source` does not give it a usable replica in another region; undefined when it does. */
+function replicaProblem(
+  all: readonly PolicyResource[],
+  source: PolicyResource,
+  rule: NonNullable<PropsOf<typeof BUCKET_REPLICATION>["rules"]>[number],
+): string | undefined {
+  if (rule.status !== "Enabled") return `rule ${rule.id ?? "?"} is ${JSON.stringify(rule.status)}, not "Enabled"`;
+  // The bucket encrypts with SSE-KMS (s3-bucket-encrypted): S3 skips such objects unless asked.
+  if (rule.sourceSelectionCriteria?.sseKmsEncryptedObjects?.status !== "Enabled")
+    return `rule ${rule.id ?? "?"}: sourceSelectionCriteria.sseKmsEncryptedObjects.status is not "Enabled", so no SSE-KMS object (every model) is replicated`;
+  const replica = bucketByArn(all, rule.destination?.bucket);
+  if (!replica) return `rule ${rule.id ?? "?"}: destination.bucket ${JSON.stringify(rule.destination?.bucket ?? null)} is no bucket of this stack`;
+  if (regionOf(replica) === regionOf(source))
+    return `rule ${rule.id ?? "?"}: the replica ${replica.name} is in the bucket's own region ${regionOf(source) ?? "?"}`;
+  if (!rule.destination?.encryptionConfiguration?.replicaKmsKeyId)
+    return `rule ${rule.id ?? "?"}: destination.encryptionConfiguration.replicaKmsKeyId is not set`;
+  const versioned = settingsOf(all, replica, BUCKET_VERSIONING).some((v) => v.props.versioningConfiguration?.status === "Enabled");
+  if (!versioned) return `rule ${rule.id ?? "?"}: the replica ${replica.name} is not versioned`;
+  const kms = settingsOf(all, replica, BUCKET_ENCRYPTION).some((e) =>
+    (e.props.rules ?? []).some((x) => KMS_ALGORITHMS.includes(x.applyServerSideEncryptionByDefault?.sseAlgorithm)),
+  );
+  if (!kms) return `rule ${rule.id ?? "?"}: the replica ${replica.name} has no SSE-KMS default encryption`;
+  return undefined;
+}
+
+/** Is `bucket` the destination of a replication rule in the stack (a replica: its own recovery is its source)? */
+function isReplica(all: readonly PolicyResource[], bucket: PolicyResource): boolean {
+  return all.some((r) => (propsOf(r, BUCKET_REPLICATION)?.rules ?? []).some((x) => bucketByArn(all, x.destination?.bucket) === bucket));
+}
+
+export const s3ModelBucketDisasterRecovery = stackRule<EnvConfig>({
+  name: "s3-model-bucket-disaster-recovery",
+  domain: "model-repository",
+  configKey: "modelRepository.s3.disasterRecovery",
+  description:
+    "In the listed environments (default prod), every S3 bucket the stack creates (other than a replica or a log target) states how its models " +
+    "come back when its region is lost: an Enabled replication rule of SSE-KMS objects to a versioned, SSE-KMS bucket of the stack in another " +
+    `region (with a replica key), or the tags ${DISASTER_RECOVERY_TAG}=republish and ${RECOVERY_TIME_TAG}=<hours>.`,
+  prevents:
+    "A regional S3 outage or a lost bucket with no stated way back: serving cannot start new pods (every pod reads its models at start-up) " +
+    "for as long as nobody knows where the weights come from.",
+  remediationSteps:
+    "Set triton-platform:modelRepository.s3.disasterRecovery: strategy replicate with replicaRegion, or strategy republish with recoveryTimeHours " +
+    "(docs/model-repository.md, Disaster recovery).",
+  configSchema: {
+    properties: { ...environmentsSchema("Environments whose model buckets must state their disaster recovery (tag triton-platform:environment).") },
+  },
+  check: (resources, { environments }) =>
+    perBucket((b, _props, all) => {
+      const env = environmentOf(b);
+      if (env === undefined || !environments.includes(env) || isReplica(all, b) || isLogTarget(all, b)) return undefined;
+      const tags = bucketTags(b);
+      if (tags[DISASTER_RECOVERY_TAG] === "republish") {
+        const hours = tags[RECOVERY_TIME_TAG];
+        if (hours !== undefined && /^[1-9]\d*$/.test(hours)) return undefined;
+        return {
+          path: `tags["${RECOVERY_TIME_TAG}"]`,
+          value: hours ?? null,
+          message: `${bucketLabel(b)} states republish but tags["${RECOVERY_TIME_TAG}"] is ${JSON.stringify(hours ?? null)}, not a number of hours`,
+        };
+      }
+      const configs = all.filter((r) => {
+        const c = propsOf(r, BUCKET_REPLICATION);
+        return c && (r.dependencies.some((d) => d.urn === b.urn) || (c.bucket !== undefined && bucketNames(all, b).has(c.bucket)));
+      });
+      const rules = configs.flatMap((c) => propsOf(c, BUCKET_REPLICATION)?.rules ?? []);
+      const problems = rules.map((x) => replicaProblem(all, b, x));
+      if (problems.some((p) => p === undefined) && rules.length > 0) return undefined;
+      if (configs.length)
+        return {
+          path: "rules",
+          value: rules,
+          message: `${bucketLabel(b)} (${env}) has no disaster recovery: its replication rules give no replica: ${problems.join("; ")}`,
+        };
+      const path = `tags["${DISASTER_RECOVERY_TAG}"]`;
+      const value = tags[DISASTER_RECOVERY_TAG] ?? null;
+      return {
+        path,
+        value,
+        message: `${bucketLabel(b)} (${env}) has no disaster recovery: no BucketReplicationConfig replicates it and ${path} is ${JSON.stringify(value)}, not "republish"`,
+      };
+    })(resources),
+});
+
 // ---- EFS ---------------------------------------------------------------------------------------
 
 export const efsEncrypted = resourceRule({
@@ -491,4 +598,5 @@ export const rules: readonly Rule[] = [
   efsNfsOnlyFromGpuNodes,
   efsAccessPointConfined,
   servingVolumesReadOnly,
+  s3ModelBucketDisasterRecovery,
 ];

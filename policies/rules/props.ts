@@ -15,6 +15,7 @@ import type { SecurityGroupArgs } from "@pulumi/aws/ec2/securityGroup";
 import type { SecurityGroupRuleArgs } from "@pulumi/aws/ec2/securityGroupRule";
 import type { NodeGroupArgs } from "@pulumi/aws/eks/nodeGroup";
 import type { RoleArgs } from "@pulumi/aws/iam/role";
+import type { BucketReplicationConfigArgs } from "@pulumi/aws/s3/bucketReplicationConfig";
 import type { RolePolicyAttachmentArgs } from "@pulumi/aws/iam/rolePolicyAttachment";
 import type { ProviderArgs } from "@pulumi/aws/provider";
 import type { BucketArgs } from "@pulumi/aws/s3/bucket";
@@ -99,6 +100,7 @@ interface PropsByType {
     readonly rules?: readonly { readonly status?: string; readonly noncurrentVersionExpiration?: { readonly noncurrentDays?: number } }[];
   };
   [T.BUCKET_LOGGING]: { readonly bucket?: string; readonly targetBucket?: string };
+  [T.BUCKET_REPLICATION]: Plain<BucketReplicationConfigArgs>;
 }
 export type PropsOf<Type extends keyof PropsByType> = PropsByType[Type];
 

@@ -31,6 +31,7 @@ export const AWS_PROVIDER = "pulumi:providers:aws";
 export const BUCKET_OWNERSHIP_CONTROLS = "aws:s3/bucketOwnershipControls:BucketOwnershipControls";
 export const BUCKET_LIFECYCLE = "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration";
 export const BUCKET_LOGGING = "aws:s3/bucketLogging:BucketLogging";
+export const BUCKET_REPLICATION = "aws:s3/bucketReplicationConfig:BucketReplicationConfig";
 export const EFS_FILE_SYSTEM = "aws:efs/fileSystem:FileSystem";
 export const EFS_ACCESS_POINT = "aws:efs/accessPoint:AccessPoint";
 export const EFS_MOUNT_TARGET = "aws:efs/mountTarget:MountTarget";

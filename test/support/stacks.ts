@@ -300,6 +300,9 @@ const VALUES: Record<Shape, StackValues> = {
           enabled: true,
           trustedPrincipalArns: ["arn:aws:iam::123456789012:role/ml-model-publisher-ci"],
         },
+        // Prod must state its disaster recovery (s3-model-bucket-disaster-recovery); republish keeps the
+        // fixture's resources as they were (a replica is planned by test/model-repository-disaster-recovery.test.ts).
+        disasterRecovery: { strategy: "republish", recoveryTimeHours: 6 },
       },
     },
     "triton-platform:monitoring": {
