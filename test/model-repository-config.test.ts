@@ -71,7 +71,7 @@ describe("modelRepository config", () => {
 
   it("typos are errors, not defaults", () => {
     assert.deepEqual(problems({ s3: { noncurrentVersionDay: 5 } }), [
-      "triton-platform:modelRepository.s3.noncurrentVersionDay is not a known key (a typo would silently fall back to a default)",
+      "triton-platform:modelRepository.s3.noncurrentVersionDay is not a known key (a typo would silently fall back to a default); did you mean triton-platform:modelRepository.s3.noncurrentVersionDays?",
     ]);
   });
 

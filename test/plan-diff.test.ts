@@ -7,7 +7,17 @@ import * as path from "node:path";
 import { fixtureYaml, git, recorded, runTool, spawnTool, tempProject } from "./helpers";
 import { planStack, type PlanResult, type RecordedResource } from "../tools/planner";
 import { recordAtRef, type RecordedPlan } from "../tools/planner/base";
-import { countChanges, diffResources, diffSecureConfig, formatDiffText, lineDiff, type ResourceChange, type StackDiff } from "../tools/planner/diff";
+import {
+  countChanges,
+  diffProps,
+  diffResources,
+  diffSecureConfig,
+  formatDiffText,
+  lineDiff,
+  mergeRepeated,
+  type ResourceChange,
+  type StackDiff,
+} from "../tools/planner/diff";
 import { planMarkdown } from "../tools/planner/markdown";
 import { MASK } from "../tools/planner/fakes";
 import { replacePaths } from "../tools/planner/replacement";
@@ -203,7 +213,10 @@ describe("plan diff against a base revision", function () {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^<!-- triton-platform offline plan -->\n## Offline plan against `HEAD`/);
     assert.match(r.stdout, /### `dev`: 0 to create, 2 to update, 0 to replace, 0 to delete; /);
-    assert.match(r.stdout, /\| 🟡 update \| `cluster-aws` \| `pulumi:providers:aws` \| `defaultTags\.tags\.team`: `"ml-platform"` → `"ml-inference"` \|/);
+    assert.match(
+      r.stdout,
+      /\| 🟡 update \| `cluster-aws`<br><sub>pulumi:providers:aws<\/sub> \| `defaultTags\.tags\.team`: `"ml-platform"` → `"ml-inference"` \|/,
+    );
     assert.ok(!r.stdout.includes("get-token"));
   });
 });
@@ -227,6 +240,107 @@ describe("plan diff of crafted resources (pure)", () => {
     assert.ok(sel?.forcesReplacement);
     const tpl = c.changes.find((p) => p.path.startsWith("spec.template"));
     assert.ok(tpl && !tpl.forcesReplacement, "the template's labels change in place");
+  });
+
+  it("matches every list by identity: PrometheusRule rules by alert or record, containers, env and ports by name, never by position", () => {
+    const rule = (alert: string, severity: string) => ({ alert, expr: `up{job="${alert}"} == 0`, labels: { severity } });
+    const rules = (extra: unknown[]) => ({
+      spec: {
+        groups: [
+          {
+            name: "triton",
+            rules: [...extra, rule("TritonDown", "critical"), { record: "job:queue:rate5m", expr: "rate(q[5m])" }, rule("TritonSlow", "warning")],
+          },
+        ],
+      },
+    });
+    // A new group's alert and recording rule inserted first; one severity changed.
+    const before = rules([]);
+    const after = rules([rule("DetectDown", "critical"), { record: "detect:queue:rate5m", expr: "rate(d[5m])" }]);
+    after.spec.groups[0].rules[4] = rule("TritonSlow", "critical");
+    assert.deepEqual(
+      diffProps(before, after).map((c) => [c.path, c.kind]),
+      [
+        ["spec.groups[name=triton].rules[alert=DetectDown]", "add"],
+        ["spec.groups[name=triton].rules[record=detect:queue:rate5m]", "add"],
+        ["spec.groups[name=triton].rules[alert=TritonSlow].labels.severity", "change"],
+      ],
+    );
+    // One alert of a name per serving group: the same name twice, the new one wherever it is inserted.
+    const perGroup = (group: string) => ({ alert: "TritonTargetDown", expr: `up{serving_group="${group}"} == 0`, labels: { severity: "critical" } });
+    for (const head of [
+      [perGroup("vision"), perGroup("detect")],
+      [perGroup("detect"), perGroup("vision")],
+    ])
+      assert.deepEqual(
+        diffProps({ rules: [perGroup("vision")] }, { rules: head }).map((c) => [c.path, c.kind, (c.new as { expr?: string })?.expr]),
+        [[`rules[alert=TritonTargetDown#${head.indexOf(head.find((r) => r.expr.includes("detect"))!) + 1}]`, "add", perGroup("detect").expr]],
+      );
+    const pod = (env: { name: string; value: string }[], ports: { name: string; containerPort: number }[]) => ({
+      spec: {
+        containers: [
+          { name: "sidecar", image: "s:1" },
+          { name: "triton", image: "t:1", env, ports },
+        ],
+      },
+    });
+    const changes = diffProps(
+      pod(
+        [
+          { name: "A", value: "1" },
+          { name: "B", value: "2" },
+        ],
+        [{ name: "http", containerPort: 8000 }],
+      ),
+      {
+        spec: {
+          containers: [
+            {
+              name: "triton",
+              image: "t:1",
+              env: [
+                { name: "B", value: "3" },
+                { name: "A", value: "1" },
+              ],
+              ports: [{ name: "http", containerPort: 8080 }],
+            },
+            { name: "sidecar", image: "s:1" },
+          ],
+        },
+      },
+    );
+    assert.deepEqual(
+      changes.map((c) => c.path),
+      ["spec.containers[name=triton].env[name=B].value", "spec.containers[name=triton].ports[name=http].containerPort"],
+    );
+  });
+
+  it("reads identical changes that differ only in list items once, with the items and their count", () => {
+    const route = (name: string, numerator: number) => ({
+      name,
+      route: { request_mirror_policies: [{ cluster: "mirror", runtime_fraction: { default_value: { numerator } } }] },
+    });
+    const names = ["a", "b", "c", "d", "e", "f"];
+    const cfg = (n: number) => ({
+      listeners: [
+        { name: "http", routes: names.slice(0, 4).map((x) => route(x, n)) },
+        { name: "grpc", routes: names.slice(4).map((x) => route(x, n)) },
+      ],
+      timeout: n,
+    });
+    const merged = mergeRepeated(diffProps(cfg(5), cfg(10)));
+    assert.deepEqual(
+      merged.map((c) => [c.path, c.old, c.new, c.over?.values]),
+      [
+        ["listeners[name=*].routes[name=*].route.request_mirror_policies[cluster=mirror].runtime_fraction.default_value.numerator", 5, 10, names],
+        ["timeout", 5, 10, undefined],
+      ],
+    );
+    assert.equal(merged[0].over?.list, "routes");
+    // Different values at those paths stay apart.
+    const mixed = cfg(5);
+    mixed.listeners[1].routes[0].route.request_mirror_policies[0].runtime_fraction.default_value.numerator = 7;
+    assert.equal(mergeRepeated(diffProps(mixed, cfg(10))).length, 3);
   });
 
   it("keeps a replicas change an in-place update", () => {

@@ -95,7 +95,7 @@ describe("plan machine output: --output JSON and --sarif", function () {
       assert.equal(r.properties.configKey, "gateway.mirrorPercent");
       assert.equal(sarif.runs[0].tool.driver.rules[r.ruleIndex].id, r.ruleId);
     }
-    assert.equal(sarif.runs[0].tool.driver.rules.length, rules.length);
+    assert.equal(sarif.runs[0].tool.driver.rules.length, rules.length + 1, "the pack's rules and the planner's stack-configuration rule");
   });
 
   it("finds keys by path, list items by identity, and the nearest existing key when one is unset", () => {
@@ -113,6 +113,7 @@ describe("plan machine output: --output JSON and --sarif", function () {
     ].join("\n");
     assert.deepEqual(locateConfigKey(text, "triton.groups[name=vision].image.tag", "triton-platform"), {
       position: { line: 7, column: 11 },
+      end: { line: 7, column: 14 },
       found: "triton.groups[name=vision].image.tag",
       exact: true,
     });

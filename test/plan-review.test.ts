@@ -394,7 +394,7 @@ describe("plan review: stack-file keys and policy violations against the base", 
       undefined,
     );
     assert.match(md, /### `prod`: ❌ configuration error: not planned/);
-    assert.match(md, /cluster\.zones\[1\] must be an AWS availability zone/);
+    assert.match(md, /- `triton-platform:cluster\.zones\[1\]` must be an AWS availability zone/, "each problem a list item, its key as code");
     assert.match(md, /### `dev`: 3 resources; ✅ policies pass/);
     assert.match(md, /`prod`: configuration error \(exit 2\); every other stack is planned below/);
   });

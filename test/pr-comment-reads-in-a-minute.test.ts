@@ -6,7 +6,7 @@
 // planned in-process (the bases are the cached fixture plans).
 import { strict as assert } from "node:assert";
 import { plan, recorded } from "./helpers";
-import { SCENARIOS, scenarioPlans, type ScenarioPlan } from "./support/pr-scenarios";
+import { DETECT_GROUP, SCENARIOS, scenarioPlans, type ScenarioPlan } from "./support/pr-scenarios";
 import { CUT, fitComment, planMarkdown, text } from "../tools/planner/markdown";
 import { countChanges, diffResources, type StackDiff } from "../tools/planner/diff";
 import { stackImpact } from "../tools/planner/impact";
@@ -121,6 +121,39 @@ describe("the pull-request comment", function () {
     });
   });
 
+  describe("every change once, by identity", () => {
+    it("the gateway's meaning counts each route once (a route and its canary twin are one)", async () => {
+      const p = await planned("realistic");
+      const cm = p.heads.get("prod")!.resources.find((r) => r.type === "kubernetes:core/v1:ConfigMap" && typeof r.props.data?.["envoy.json"] === "string")!;
+      const routes: string[] = [];
+      JSON.stringify(JSON.parse(cm.props.data["envoy.json"]), (k, v) => (k === "name" && typeof v === "string" && /-canary$/.test(v) && routes.push(v), v));
+      const canaryRoutes = new Set(routes).size;
+      assert.ok(canaryRoutes > 1);
+      assert.match(await body("realistic"), new RegExp(`- vision canary traffic 0 → 5 % on ${canaryRoutes} routes; mirror 5 → 10 %`));
+    });
+
+    it("repeated identical changes read once, with their count; added routes once, one JSON block for them", async () => {
+      const md = await body("realistic");
+      const prod = md.slice(md.indexOf("### `prod`"), md.indexOf("### `staging`"));
+      assert.equal(prod.match(/`5` → `10`/g)?.length, 1, prod);
+      assert.match(prod, /numerator`: `5` → `10` on 6 routes \(/);
+      assert.match(prod, /routes\[name=\*\]`: added: 6 routes \(/);
+      assert.equal(prod.match(/```json/g)?.length, 1, "one JSON block stands for the six added canary routes");
+    });
+
+    it("a new group's HPA and PDB rows say what they are", async () => {
+      const md = await body("realistic");
+      const staging = md.slice(md.indexOf("### `staging`"), md.indexOf("### `dev`"));
+      const row = (kind: string) => staging.split("\n").find((l) => l.startsWith("| 🟢 create | `detect`") && l.includes(kind)) ?? "";
+      assert.match(
+        row("HorizontalPodAutoscaler"),
+        new RegExp(`scales StatefulSet detect ${DETECT_GROUP.hpa.min}\\.\\.${DETECT_GROUP.hpa.max} replicas on \\w+`),
+      );
+      assert.match(row("PodDisruptionBudget"), /at (most \d+ unavailable|least \d+ available) of the pods with [^|]*detect/);
+      assert.match(row("kubernetes:apps/v1:StatefulSet"), /container triton: nvcr\.io\/nvidia\/tritonserver:25\.01-py3 \([^)]*GPU 1/);
+    });
+  });
+
   describe("red when it would not work", () => {
     it("a staging shortfall is a mandatory violation, in the row and at the top of its section with gpu.scaling.max and the numbers", async () => {
       const p = await planned("shortfall");
@@ -135,10 +168,14 @@ describe("the pull-request comment", function () {
       );
     });
 
-    it("a config error is its own row and section, the key named", async () => {
+    it("a config error is its own row and section: the key, the key it meant, its line and column", async () => {
       const md = await body("typo");
       assert.match(rows(md).get("prod")![3], /config error/);
-      assert.match(md, /gateway\.mirrorPercnt is not a known key/);
+      // The key, the rule, the key it meant and where it is in the stack file.
+      assert.match(
+        md,
+        /^- `triton-platform:gateway\.mirrorPercnt` is not a known key \(.*\); did you mean triton-platform:gateway\.mirrorPercent\? \(Pulumi\.prod\.yaml:\d+:5\)$/m,
+      );
     });
   });
 

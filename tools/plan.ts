@@ -12,6 +12,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { pathToFileURL } from "node:url";
 import { EXIT_USAGE, exitCode, jsonDocument, parseArgs, runCli, type CliIo } from "./planner/cli";
 import { listStacks, planStack, projectAt, readProjectName, REPOSITORY, ROOT, UsageError, type PlanResult } from "./planner";
 import type { StackDiff } from "./planner/diff";
@@ -50,6 +51,16 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const outRoot = path.resolve(io.cwd, typeof args.out === "string" ? args.out : path.join(root, "out"));
   const plans = new Map<string, PlanResult>();
   const reports: StackReport[] = [];
+  // The checkout's root: SARIF paths and a config error's `Pulumi.<stack>.yaml:line:column` are relative to it.
+  const top = (() => {
+    try {
+      return fs.realpathSync(
+        execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(),
+      );
+    } catch {
+      return fs.realpathSync(root); // not a git checkout: paths relative to the project
+    }
+  })();
   for (const stack of stacks) {
     try {
       const p = await planStack(stack, { outRoot, project });
@@ -61,7 +72,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         (e as Error).message = `stack ${stack}: ${(e as Error).message}`;
         throw e;
       }
-      reports.push(errorReport(stack, e.message));
+      /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for a config error (the yaml package) */
+      const { stackFileOf, withStackFilePositions } = require("./planner/sarif") as typeof import("./planner/sarif");
+      reports.push(errorReport(stack, withStackFilePositions(e.message, stackFileOf(fs.realpathSync(root), stack, top), readProjectName(root))));
     }
   }
 
@@ -99,15 +112,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (sarifFile) {
     /* eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only for --sarif (the yaml package) */
     const { sarifLog, stackFileOf } = require("./planner/sarif") as typeof import("./planner/sarif");
-    const top = (() => {
-      try {
-        return fs.realpathSync(
-          execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim(),
-        );
-      } catch {
-        return root; // not a git checkout: paths relative to the project
-      }
-    })();
     const log = sarifLog(
       reports.map((report) => ({
         report,
@@ -115,7 +119,15 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         stackFile: stackFileOf(fs.realpathSync(root), report.stack, top),
       })),
       project.rules(),
-      { projectName: readProjectName(root) },
+      {
+        projectName: readProjectName(root),
+        version: (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version?: string }).version,
+        // In Actions the repository's page; elsewhere the README of the checkout.
+        informationUri:
+          process.env.GITHUB_SERVER_URL && process.env.GITHUB_REPOSITORY
+            ? `${process.env.GITHUB_SERVER_URL}/${process.env.GITHUB_REPOSITORY}#readme`
+            : pathToFileURL(path.join(root, "README.md")).href,
+      },
     );
     fs.mkdirSync(path.dirname(sarifFile), { recursive: true });
     fs.writeFileSync(sarifFile, JSON.stringify(log, null, 2) + "\n");

@@ -8,7 +8,8 @@ import { planConfig, readProjectName, ROOT, stackConfigOf, type PlanResult } fro
 import { compareStack } from "../../tools/planner/compare";
 import type { StackDiff } from "../../tools/planner/diff";
 import { errorReport, type StackReport } from "../../tools/planner/report";
-import { fixtureLevels, fixtureValues, SHAPES, type Overrides, type StackValues } from "./stacks";
+import { withStackFilePositions } from "../../tools/planner/sarif";
+import { fixtureLevels, fixtureValues, fixtureYaml, SHAPES, type Overrides, type StackValues } from "./stacks";
 
 export interface Scenario {
   name: string;
@@ -77,6 +78,8 @@ export interface ScenarioPlan {
   heads: Map<string, PlanResult>;
   /** Per stack, the head's stack values (what a Pulumi.<stack>.yaml would hold). */
   values: Map<string, StackValues>;
+  /** Per stack, the head's Pulumi.<stack>.yaml (uri and text, as the SARIF locates keys in it). */
+  stackFiles: Map<string, { uri: string; text: string }>;
 }
 
 const isConfigError = (e: unknown): e is Error => isSettingsError(e) || (e instanceof Error && e.name === "UsageError");
@@ -89,11 +92,13 @@ export async function scenarioPlans(
     planConfig(stackConfigOf(readProjectName(ROOT), shape, fixtureValues(shape)), { levels: fixtureLevels(shape) }),
 ): Promise<ScenarioPlan> {
   const project = readProjectName(ROOT);
-  const out: ScenarioPlan = { reports: [], diffs: new Map(), heads: new Map(), values: new Map() };
+  const out: ScenarioPlan = { reports: [], diffs: new Map(), heads: new Map(), values: new Map(), stackFiles: new Map() };
   for (const shape of SHAPES) {
     const baseValues = fixtureValues(shape);
     const headValues = fixtureValues(shape, s.head[shape] ?? {});
     out.values.set(shape, headValues);
+    const stackFile = { uri: `Pulumi.${shape}.yaml`, text: fixtureYaml(shape, s.head[shape] ?? {}) };
+    out.stackFiles.set(shape, stackFile);
     const levels = fixtureLevels(shape);
     const old = await basePlan(shape);
     let head: PlanResult;
@@ -101,7 +106,8 @@ export async function scenarioPlans(
       head = await planConfig(stackConfigOf(project, shape, headValues), { levels });
     } catch (e) {
       if (!isConfigError(e)) throw e;
-      out.reports.push(errorReport(shape, e.message));
+      // As `npm run plan` reports it: each problem with its place in the stack file.
+      out.reports.push(errorReport(shape, withStackFilePositions(e.message, stackFile, project)));
       continue;
     }
     out.heads.set(shape, head);

@@ -28,9 +28,11 @@ export type PathSegment = Segment | IdSegment;
  * Fields that identify a list item, in the order tried: the first one every item of both
  * lists has, with values unique within each list, matches the items (Kubernetes containers,
  * env, volumes and ports by name or port; tolerations by key; Envoy clusters, listeners,
- * routes and virtual hosts by name; volume mounts by path).
+ * routes and virtual hosts by name, mirror policies by cluster; volume mounts by path).
+ * `alert|record`: alternatives, one per item (a PrometheusRule group's rules are alerts or
+ * recording rules, each named by its own field).
  */
-export const IDENTITY_FIELDS = ["name", "key", "containerPort", "port", "mountPath", "cluster_name", "sid", "Sid"] as const;
+export const IDENTITY_FIELDS = ["name", "alert|record", "key", "containerPort", "port", "mountPath", "cluster_name", "cluster", "sid", "Sid"] as const;
 
 export interface PropertyChange {
   /** Pulumi's property-path notation: spec.selector.matchLabels["app.kubernetes.io/name"]. */
@@ -135,7 +137,7 @@ export const LONG_VALUE = 120;
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-const PLAIN_ID = /^[A-Za-z0-9_.:/-]+$/;
+const PLAIN_ID = /^[A-Za-z0-9_.:/#-]+$/;
 
 /** Format path segments the way Pulumi prints property paths; a list item by identity as `[name=value]`. */
 export function formatPath(segs: readonly PathSegment[]): string {
@@ -227,24 +229,79 @@ function secretChanged(prefix: readonly Segment[], oldFp: Record<string, string>
   return [...keys].some((k) => oldFp[k] !== newFp[k]);
 }
 
-/** The identity field shared by every item of both lists (unique in each), if any. */
+/** The field of `item` that `id` (an IDENTITY_FIELDS entry, maybe `a|b` alternatives) names it by, and its value; undefined if none or several. */
+function identityOf(item: Record<string, unknown>, id: string): IdSegment | undefined {
+  const found = id.split("|").filter((f) => typeof item[f] === "string" || typeof item[f] === "number");
+  return found.length === 1 ? { id: found[0], value: item[found[0]] as string | number } : undefined;
+}
+
+/** The identity field (or `a|b` alternatives) shared by every item of both lists (unique in each), if any. */
 export function identityField(a: readonly unknown[], b: readonly unknown[]): string | undefined {
   if (a.length + b.length === 0) return undefined;
   const all = [...a, ...b];
   if (!all.every(isObject)) return undefined;
   for (const f of IDENTITY_FIELDS) {
     const ok = [a, b].every((list) => {
-      const seen = new Set<unknown>();
+      const seen = new Set<string>();
       for (const item of list as Record<string, unknown>[]) {
-        const v = item[f];
-        if ((typeof v !== "string" && typeof v !== "number") || seen.has(v)) return false;
-        seen.add(v);
+        const seg = identityOf(item, f);
+        const k = seg && `${seg.id}=${String(seg.value)}`;
+        if (!k || seen.has(k)) return false;
+        seen.add(k);
       }
       return true;
     });
     if (ok) return f;
   }
   return undefined;
+}
+
+/**
+ * Identity fields whose values may repeat in one list: a PrometheusRule group may hold one
+ * alert of a name per serving group. Every item must have one of them.
+ */
+const REPEATABLE_IDENTITY = ["alert|record"] as const;
+
+function repeatableIdentity(a: readonly unknown[], b: readonly unknown[]): string | undefined {
+  if (a.length + b.length === 0 || ![...a, ...b].every(isObject)) return undefined;
+  return REPEATABLE_IDENTITY.find((f) => [...a, ...b].every((x) => identityOf(x as Record<string, unknown>, f) !== undefined));
+}
+
+/**
+ * The items of two lists paired by identity (`i` in the base, `j` in the head; one side absent
+ * for an add or a remove), in the head's order, then the removed. Items sharing an identity are
+ * paired equal ones first, then in order, and shown with their ordinal (`TritonTargetDown#2`).
+ */
+function matchItems(a: readonly unknown[], b: readonly unknown[], id: string): { i?: number; j?: number; seg: IdSegment }[] {
+  const key = (x: unknown) => {
+    const seg = identityOf(x as Record<string, unknown>, id)!;
+    return { seg, k: `${seg.id}=${String(seg.value)}` };
+  };
+  const byKey = (list: readonly unknown[]) => {
+    const m = new Map<string, number[]>();
+    list.forEach((x, i) => m.set(key(x).k, [...(m.get(key(x).k) ?? []), i]));
+    return m;
+  };
+  const olds = byKey(a);
+  const news = byKey(b);
+  const pairOf = new Map<number, number>(); // head index → base index
+  for (const [k, js] of news) {
+    const is = [...(olds.get(k) ?? [])];
+    const left: number[] = [];
+    for (const j of js) {
+      const same = is.findIndex((i) => JSON.stringify(a[i]) === JSON.stringify(b[j]));
+      if (same >= 0) pairOf.set(j, is.splice(same, 1)[0]);
+      else left.push(j);
+    }
+    for (const j of left) if (is.length) pairOf.set(j, is.shift()!);
+  }
+  const paired = new Set(pairOf.values());
+  const seg = (x: unknown, list: Map<string, number[]>, at: number): IdSegment => {
+    const { seg: s, k } = key(x);
+    const all = list.get(k)!;
+    return all.length > 1 ? { id: s.id, value: `${String(s.value)}#${all.indexOf(at) + 1}` } : s;
+  };
+  return [...b.map((x, j) => ({ i: pairOf.get(j), j, seg: seg(x, news, j) })), ...a.flatMap((x, i) => (paired.has(i) ? [] : [{ i, seg: seg(x, olds, i) }]))];
 }
 
 const isScalar = (v: unknown) => v === null || (typeof v !== "object" && v !== undefined);
@@ -285,19 +342,17 @@ export function diffProps(
       return;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
-      const id = identityField(a, b);
+      const id = identityField(a, b) ?? repeatableIdentity(a, b);
       if (id) {
         // Matched by identity: an added item is one add (shown whole), not every field of every later position.
-        const oldAt = new Map((a as Record<string, unknown>[]).map((x, i) => [x[id], i]));
-        const newIds = new Set((b as Record<string, unknown>[]).map((x) => x[id]));
-        (b as Record<string, unknown>[]).forEach((x, j) => {
-          const i = oldAt.get(x[id]);
-          const seg: IdSegment = { id, value: x[id] as string | number };
-          walk(i === undefined ? undefined : a[i], x, [...shown, seg], [...at, j], [...atOld, i ?? j]);
-        });
-        (a as Record<string, unknown>[]).forEach((x, i) => {
-          if (!newIds.has(x[id])) walk(x, undefined, [...shown, { id, value: x[id] as string | number }], [...at, i], [...atOld, i]);
-        });
+        for (const m of matchItems(a, b, id))
+          walk(
+            m.i === undefined ? undefined : a[m.i],
+            m.j === undefined ? undefined : b[m.j],
+            [...shown, m.seg],
+            [...at, m.j ?? m.i!],
+            [...atOld, m.i ?? m.j!],
+          );
         return;
       }
       if (a.every(isScalar) && b.every(isScalar) && (a.length > 1 || b.length > 1)) {
@@ -657,6 +712,60 @@ export function displayPath(p: string, max = 100): string {
   const last = ids[ids.length - 1];
   const strip = (m: string) => m.replace(/^\./, "");
   return `${root} … ${strip(first[0])} … ${strip(p.slice(last.index))}`;
+}
+
+/** A property change standing for several of one resource that differ only in list items' identities. */
+export interface MergedChange extends PropertyChange {
+  /** The items it stands for: the list (`routes`), the identity field and each item's value, in order. */
+  over?: { list: string; id: string; values: string[] };
+}
+
+const ID_TOKEN = /(\[[A-Za-z_]+=(?:"(?:[^"\\]|\\.)*"|[^\]]*)\])/;
+
+/**
+ * Identical changes at paths that differ in list items only (`5 → 10` at
+ * `routes[name=a]…numerator`, `routes[name=b]…numerator`, …) as one, with the items it covers
+ * (named by the list whose items differ most):
+ * so a two-key change reads once, with its count. Three or more added or removed items of one
+ * list are merged the same way (their values differ: the first stands for them). Order: the first of each group.
+ */
+export function mergeRepeated(changes: readonly PropertyChange[]): MergedChange[] {
+  const groups = new Map<string, { tokens: string[][]; members: PropertyChange[] }>();
+  const order: (string | PropertyChange)[] = [];
+  for (const c of changes) {
+    const tokens = c.path.split(ID_TOKEN);
+    const pattern = tokens.map((t, i) => (i % 2 === 1 ? t.replace(/=.*\]$/, "=*]") : t)).join("");
+    const blockish = c.kind !== "change" && (isBlock(c.old) || isBlock(c.new));
+    const same = blockish ? "" : JSON.stringify([c.old, c.new, c.lines, c.secret]);
+    const key = `${c.kind}|${pattern}|${same}|${c.forcesReplacement ?? ""}|${c.ignored ?? ""}`;
+    if (tokens.length < 2) {
+      order.push(c);
+      continue;
+    }
+    if (!groups.has(key)) {
+      groups.set(key, { tokens: [], members: [] });
+      order.push(key);
+    }
+    groups.get(key)!.tokens.push(tokens);
+    groups.get(key)!.members.push(c);
+  }
+  return order.flatMap((o): MergedChange[] => {
+    if (typeof o !== "string") return [o];
+    const { tokens, members } = groups.get(o)!;
+    // Two added or removed items are shown each (two alerts read better whole); from three on, the first stands for them.
+    const blockish = members[0].kind !== "change" && (isBlock(members[0].old) || isBlock(members[0].new));
+    if (members.length === 1 || (blockish && members.length < 3)) return members;
+    const varying = tokens[0].map((_, i) => i).filter((i) => i % 2 === 1 && tokens.some((t) => t[i] !== tokens[0][i]));
+    if (varying.length === 0) return members;
+    // Named by the list whose items differ most (routes, not the listeners or mirror clusters they sit with); the innermost on a tie.
+    const distinct = (i: number) => new Set(tokens.map((t) => t[i])).size;
+    const v = varying.reduce((best, i) => (distinct(i) >= distinct(best) ? i : best));
+    const id = /^\[([A-Za-z_]+)=/.exec(tokens[0][v])![1];
+    const list = /([A-Za-z_$][\w$]*)$/.exec(tokens[0][v - 1])?.[1] ?? "items";
+    const path = tokens[0].map((t, i) => (varying.includes(i) ? t.replace(/=.*\]$/, "=*]") : t)).join("");
+    const values = tokens.map((t) => t[v].slice(id.length + 2, -1).replace(/^"(.*)"$/, "$1"));
+    return [{ ...members[0], path, over: { list, id, values } }];
+  });
 }
 
 /** Objects and lists are shown as an indented JSON block, not squeezed onto one line. */

@@ -5,10 +5,21 @@
 // as diff blocks and new objects as JSON blocks. GitHub-flavoured Markdown, as rendered in a
 // PR comment or a job summary.
 import { MASK } from "./fakes";
-import { configLine, displayPath, isBlock, replaceNote, showValue, summaryLine, type PropertyChange, type ResourceChange, type StackDiff } from "./diff";
+import {
+  configLine,
+  displayPath,
+  isBlock,
+  mergeRepeated,
+  replaceNote,
+  showValue,
+  summaryLine,
+  type MergedChange,
+  type ResourceChange,
+  type StackDiff,
+} from "./diff";
 import { rulesLine, type StackReport } from "./report";
 import { restartsCell, reviewCounts, stackImpact, type Impact } from "./impact";
-import { commandLine, groupCard, plainChanges } from "./meaning";
+import { commandLine, createdSummary, groupCard, plainChanges } from "./meaning";
 import type { RecordedResource } from "./record";
 import { COST_EXCLUDES } from "../../config/cost";
 import { EC2_PRICES_SOURCE } from "../../components/upstream/ec2-prices";
@@ -66,35 +77,51 @@ function verdict(r: StackReport): string {
   return "✅ policies pass";
 }
 
-function changeCell(p0: PropertyChange, r: ResourceChange): string {
+/** The items a merged change stands for: "on 6 routes (vision-http, vision-grpc, … 4 more)". */
+function overText(p: MergedChange): string {
+  if (!p.over) return "";
+  const { list, values } = p.over;
+  const shown = values.slice(0, 3).join(", ") + (values.length > 3 ? `, … ${values.length - 3} more` : "");
+  return ` on ${values.length} ${list} (${shown})`;
+}
+
+function changeCell(p0: MergedChange, r: ResourceChange): string {
   const p = { ...p0, path: displayPath(p0.path) };
   const flag = p.forcesReplacement && !r.contentHashed ? " ⚠️ forces replacement" : "";
   const ignored = p.ignored ? ` — _ignored: ${p.ignored}_` : "";
-  if (p.secret) return `${code(p.path)}: ${MASK} changed (secret, value not shown)${flag}${ignored}`;
-  if (p.lines) return `${code(p.path)}: see the diff below${flag}${ignored}`;
+  const on = overText(p0);
+  if (p.secret) return `${code(p.path)}: ${MASK} changed (secret, value not shown)${on}${flag}${ignored}`;
+  if (p.lines) return `${code(p.path)}: see the diff below${on}${flag}${ignored}`;
   if (isBlock(p.old) || isBlock(p.new))
-    return `${code(p.path)}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}, see below${flag}${ignored}`;
-  return `${code(p.path)}: ${code(showValue(p.old))} → ${code(showValue(p.new))}${flag}${ignored}`;
+    return p0.over && p.kind !== "change"
+      ? `${code(p.path)}: ${p.kind === "add" ? "added" : "removed"}: ${on.replace(/^ on /, "")}, see below${flag}${ignored}`
+      : `${code(p.path)}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}${on}, see below${flag}${ignored}`;
+  return `${code(p.path)}: ${code(showValue(p.old))} → ${code(showValue(p.new))}${on}${flag}${ignored}`;
 }
 
-function resourceRows(changes: readonly ResourceChange[]): string[] {
-  const rows = ["| Change | Resource | Type | Properties |", "|---|---|---|---|"];
+function resourceRows(changes: readonly ResourceChange[], created: (r: ResourceChange) => string = () => ""): string[] {
+  // The type under the name (not a column of its own): the properties get the width.
+  const rows = ["| Change | Resource | Properties |", "|---|---|---|"];
   for (const r of changes) {
-    const props = r.changes.map((p) => changeCell(p, r)).join("<br>");
+    const props = mergeRepeated(r.changes)
+      .map((p) => changeCell(p, r))
+      .join("<br>");
     const why = r.op === "replace" ? replaceNote(r) : r.op === "none" ? "only ignored changes: `pulumi up` leaves it" : "";
     const renamed = r.renamedFrom ? `renamed from ${code(r.renamedFrom.split("::").pop() ?? "")} (aliases)` : "";
     const label = r.contentHashed ? "🔁 replace (content-hashed)" : OP_LABEL[r.op];
-    rows.push(`| ${label} | ${cell(code(r.name))} | ${cell(code(r.type))} | ${cell([renamed, why, props].filter(Boolean).join("<br>"))} |`);
+    const what = r.op === "create" ? created(r) : "";
+    rows.push(`| ${label} | ${cell(`${code(r.name)}<br><sub>${text(r.type)}</sub>`)} | ${cell([renamed, why, what, props].filter(Boolean).join("<br>"))} |`);
   }
   return rows;
 }
 
-/** The values a table cell cannot hold: line diffs of long strings, objects as JSON blocks. */
+/** The values a table cell cannot hold: line diffs of long strings, objects as JSON blocks (one for a merged change: its first item). */
 function valueBlocks(changes: readonly ResourceChange[]): string[] {
   const out: string[] = [];
   for (const r of changes) {
-    for (const p of r.changes) {
-      const head = `**${cell(r.name)}** ${code(displayPath(p.path))}${p.forcesReplacement && !r.contentHashed ? " (forces replacement)" : ""}${p.ignored ? ` (ignored: ${p.ignored})` : ""}`;
+    for (const p of mergeRepeated(r.changes)) {
+      const first = p.over ? ` (the first of ${p.over.values.length}: ${p.over.id}=${p.over.values[0]}; the others alike)` : "";
+      const head = `**${cell(r.name)}** ${code(displayPath(p.path))}${first}${p.forcesReplacement && !r.contentHashed ? " (forces replacement)" : ""}${p.ignored ? ` (ignored: ${p.ignored})` : ""}`;
       if (p.lines) {
         out.push("", head, "", ...fenced("diff", p.lines.map((l) => (l.startsWith("  …") ? "  …" : l)).join("\n")));
       } else if (!p.secret && (isBlock(p.old) || isBlock(p.new))) {
@@ -263,7 +290,16 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
   const lines: string[] = [];
   const anchor = ` <a id="stack-${r.stack}"></a>`;
   if (r.error) {
-    lines.push(`### \`${r.stack}\`: ${verdict(r)}${anchor}`, "", "The other stacks were still planned. The error (exit 2):", "", ...fenced("text", r.error));
+    // Each problem (`  - <key> <rule>`, lib/errors.ts) as a list item that wraps, its key as code; any other error as it is.
+    const problems = r.error.split("\n").map((l) => /^ {2}- (\S+) (.*)$/.exec(l));
+    const listed = problems.length > 1 && problems.slice(1).every((m) => m !== null);
+    lines.push(
+      `### \`${r.stack}\`: ${verdict(r)}${anchor}`,
+      "",
+      "The other stacks were still planned. The error (exit 2):",
+      "",
+      ...(listed ? [text(r.error.split("\n")[0]), "", ...problems.slice(1).map((m) => `- ${code(m![1])} ${text(m![2])}`)] : fenced("text", r.error)),
+    );
     return lines.join("\n");
   }
   const head = opts.resources?.get(r.stack) ?? [];
@@ -333,7 +369,7 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
         "",
         `<details${serious ? " open" : ""}><summary>${diff.resources.length} resource change(s) against <code>${diff.base.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</code>, with the raw values</summary>`,
         "",
-        ...resourceRows(diff.resources),
+        ...resourceRows(diff.resources, (c) => text(createdSummary(head.find((x) => x.urn === c.urn)))),
         ...valueBlocks(diff.resources),
         "",
         "</details>",

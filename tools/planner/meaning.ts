@@ -12,10 +12,11 @@ const GROUP_KEY = /^triton\.groups\[name=([^\]]+)\]/;
 
 const pct = (v: unknown) => (v === undefined ? "0" : JSON.stringify(v));
 
-/** The routes of the gateway's bootstrap whose settings changed (paths `…routes[name=X]…`), counted once each. */
+/** The routes of the gateway's bootstrap whose settings changed (paths `…routes[name=X]…`), counted once each: a route's canary twin (`X-canary`) is the same route. */
 function changedRoutes(diff: StackDiff): number {
   const routes = new Set<string>();
-  for (const r of diff.resources) for (const p of r.changes) for (const m of p.path.matchAll(/routes\[name=([^\]]+)\]/g)) routes.add(m[1]);
+  for (const r of diff.resources)
+    for (const p of r.changes) for (const m of p.path.matchAll(/routes\[name=([^\]]+)\]/g)) routes.add(m[1].replace(/-canary$/, ""));
   return routes.size;
 }
 
@@ -101,4 +102,59 @@ export function groupCard(
   const now = commandLine(sts);
   const command = base ? lineDiff(commandLine(base).join("\n"), now.join("\n"), 1) : now;
   return { title: `${base ? "changed" : "new"} StatefulSet ${name}`, lines, command };
+}
+
+const qty = (r: Record<string, unknown> | undefined) =>
+  r
+    ? Object.entries(r)
+        .map(([k, v]) => `${k === "nvidia.com/gpu" ? "GPU" : k} ${String(v)}`)
+        .join(", ")
+    : "";
+
+/** What a created resource is, in a line a reviewer reads in its table row (workloads, autoscalers, disruption budgets, services, config). */
+export function createdSummary(r: RecordedResource | undefined): string {
+  if (!r) return "";
+  const p = r.props ?? {};
+  const spec = p.spec ?? {};
+  switch (r.type) {
+    case HPA: {
+      const t = spec.scaleTargetRef ?? {};
+      const metrics = (spec.metrics ?? []).map((m: any) => {
+        const x = m[m.type === "Pods" ? "pods" : m.type === "External" ? "external" : m.type === "Object" ? "object" : "resource"] ?? {};
+        const name = x.metric?.name ?? x.name ?? m.type;
+        const target = x.target ?? {};
+        return `${name} ${target.averageValue ?? target.value ?? (target.averageUtilization !== undefined ? `${target.averageUtilization} %` : "?")}`;
+      });
+      return `scales ${t.kind ?? "?"} ${t.name ?? "?"} ${spec.minReplicas ?? 1}..${spec.maxReplicas ?? "?"} replicas${metrics.length ? ` on ${metrics.join(", ")}` : ""}`;
+    }
+    case "kubernetes:policy/v1:PodDisruptionBudget": {
+      const labels = Object.entries(spec.selector?.matchLabels ?? {})
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(", ");
+      const budget = spec.maxUnavailable !== undefined ? `at most ${spec.maxUnavailable} unavailable` : `at least ${spec.minAvailable ?? "?"} available`;
+      return `${budget} of the pods ${labels ? `with ${labels}` : "it selects"}`;
+    }
+    case STS:
+    case "kubernetes:apps/v1:Deployment":
+    case "kubernetes:apps/v1:DaemonSet": {
+      const containers = (spec.template?.spec?.containers ?? []) as any[];
+      const replicas = r.type === "kubernetes:apps/v1:DaemonSet" ? "one pod per node" : `${spec.replicas ?? 1} replica(s)`;
+      return [
+        replicas,
+        ...containers.map(
+          (c) =>
+            `container ${c.name}: ${c.image ?? "?"}${c.resources?.limits || c.resources?.requests ? ` (${qty(c.resources.limits ?? c.resources.requests)})` : ""}`,
+        ),
+      ].join("; ");
+    }
+    case "kubernetes:core/v1:Service": {
+      const ports = ((spec.ports ?? []) as any[]).map((x) => `${x.name ?? ""}${x.name ? " " : ""}${x.port}→${x.targetPort ?? x.port}`).join(", ");
+      return `${spec.type ?? "ClusterIP"}${ports ? ` ports ${ports}` : ""}`;
+    }
+    case "kubernetes:core/v1:ConfigMap":
+    case "kubernetes:core/v1:Secret":
+      return `keys ${Object.keys(p.data ?? p.stringData ?? {}).join(", ") || "(none)"}`;
+    default:
+      return "";
+  }
 }
