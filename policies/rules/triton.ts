@@ -404,13 +404,19 @@ interface DeclaredRollout {
   stages?: { name?: string; mirrorPercent?: number; trafficPercent?: number; minDurationMinutes?: number }[];
 }
 
-/** Mirror and split shares that reach `group`'s canary clusters in the gateway's bootstrap(s). */
-function canaryExposure(
-  resources: readonly Resource[],
-  group: string,
-): { path: string; what: "mirror" | "split"; percent: number; urn: string; name: string }[] {
-  const cluster = new RegExp(`^${group.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-canary-(http|grpc)$`);
-  const out: { path: string; what: "mirror" | "split"; percent: number; urn: string; name: string }[] = [];
+type Exposure = { path: string; what: "mirror" | "split"; percent: number; urn: string; name: string };
+
+/**
+ * Mirror and split shares per canary group in the gateway's bootstrap(s), from one walk of every
+ * route (clusters <group>-canary-http|grpc): each canary then looks its group up, so the rule
+ * stays linear in groups × routes.
+ */
+function canaryExposureByGroup(resources: readonly Resource[]): Map<string, Exposure[]> {
+  const out = new Map<string, Exposure[]>();
+  const add = (cluster: string, e: Exposure) => {
+    const m = /^(.+)-canary-(http|grpc)$/.exec(cluster);
+    if (m) (out.get(m[1]) ?? out.set(m[1], []).get(m[1])!).push(e);
+  };
   for (const r of resources) {
     let config: Record<string, any> | undefined;
     try {
@@ -420,10 +426,15 @@ function canaryExposure(
     }
     if (!config) continue;
     const name = `ConfigMap ${metadataOf(r).name ?? r.name}`;
-    for (const s of canarySplits(config)) if (cluster.test(s.cluster)) out.push({ path: s.path, what: "split", percent: s.percent, urn: r.urn, name });
+    for (const s of canarySplits(config)) add(s.cluster, { path: s.path, what: "split", percent: s.percent, urn: r.urn, name });
     for (const { path, policy } of findMirrorPolicies(config))
-      if (cluster.test(String(policy.cluster)))
-        out.push({ path: `${ENVOY_DATA_PATH}${path.replace(/^\$/, "")}`, what: "mirror", percent: mirroredPercent(policy), urn: r.urn, name });
+      add(String(policy.cluster), {
+        path: `${ENVOY_DATA_PATH}${path.replace(/^\$/, "")}`,
+        what: "mirror",
+        percent: mirroredPercent(policy),
+        urn: r.urn,
+        name,
+      });
   }
   return out;
 }
@@ -446,6 +457,7 @@ export const tritonCanaryRolloutInOrder = stackRule<EnvConfig & { minStageMinute
   configSchema: { properties: rolloutSettings },
   check: (resources, cfg) => {
     const out: Finding[] = [];
+    let exposure: Map<string, Exposure[]> | undefined;
     for (const r of resources) {
       const sts = propsOf(r, STS);
       const raw = sts?.metadata?.annotations?.[ROLLOUT_ANNOTATION];
@@ -499,7 +511,8 @@ export const tritonCanaryRolloutInOrder = stackRule<EnvConfig & { minStageMinute
       const group = sts.metadata?.labels?.["app.kubernetes.io/instance"] ?? "";
       const cap = { mirror: current.mirrorPercent ?? 0, split: current.trafficPercent ?? 0 };
       const seen = new Set<string>();
-      for (const e of canaryExposure(resources, group)) {
+      exposure ??= canaryExposureByGroup(resources);
+      for (const e of exposure.get(group) ?? []) {
         if (e.percent <= cap[e.what] || seen.has(`${e.urn} ${e.what}`)) continue;
         seen.add(`${e.urn} ${e.what}`);
         out.push({
