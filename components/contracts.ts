@@ -146,7 +146,28 @@ export const TRITON_ADMIN_HEADER = "triton-admin-key";
  */
 export interface ServingGroupAlertRef extends ServingGroupRef {
   readonly modelLoadBudgetSeconds: number;
+  /** A canary group's current rollout stage: the gates the monitoring rules and `npm run gate` read (components/triton/rollout.ts). */
+  readonly canaryStage?: CanaryStageRef;
   readonly tracks: readonly { readonly track: Track; readonly models: readonly string[] }[];
+}
+/** Annotation on a canary StatefulSet holding its declared rollout (JSON: {stage, stages[]}), which the policy pack reads. */
+export const ROLLOUT_ANNOTATION = "triton-platform.io/rollout";
+/** A canary's current rollout stage as the gates need it; thresholds left undefined take monitoring.thresholds'. */
+export interface CanaryStageRef {
+  readonly stage: string;
+  /** Position in the declared stages (0-based) and how many there are. */
+  readonly index: number;
+  readonly count: number;
+  /** The stage's minimum duration: the window every gate is read over. */
+  readonly windowMinutes: number;
+  readonly gates: {
+    readonly minRequests: number;
+    readonly failureRatioMargin?: number;
+    readonly p99SloMs?: number;
+    readonly p99VsPrimary: number;
+    readonly queueTimeMs?: number;
+    readonly gatewayErrorRatio: number;
+  };
 }
 /**
  * Second per-pod custom metric of the HPAs (prometheus-adapter): requests a pod holds that have

@@ -237,6 +237,23 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
     },
   },
   {
+    key: "triton.groups[].canary.rollout.stage",
+    doc: "the current stage's mirrorPercent must equal gateway.mirrorPercent (the gateway mirrors every canary group's share alike)",
+    check: (cfg, ctx) => {
+      cfg.triton.groups.forEach((g, i) => {
+        const r = g.canary?.rollout;
+        const stage = r?.stages.find((s) => s.name === r.stage);
+        if (!stage || stage.mirrorPercent === cfg.gateway.mirrorPercent) return;
+        ctx.addIssue({
+          path: ["triton", "groups", i, "canary", "rollout", "stage"],
+          message:
+            `must name a stage whose mirrorPercent (${stage.name}: ${stage.mirrorPercent}) equals gateway.mirrorPercent (${cfg.gateway.mirrorPercent}): ` +
+            "the gateway mirrors every canary group's share alike, so a stage move changes both keys",
+        });
+      });
+    },
+  },
+  {
     key: "gateway.defaultGroup",
     doc: "must name one of triton.groups",
     check: (cfg, ctx) => {

@@ -283,7 +283,7 @@ describe("stack-wide policies", () => {
     });
     it("fires when no release installs the CRDs, and follows crdCharts for other groups", async () => {
       const rs = (await planned()).filter((r) => r.props.chart !== "kube-prometheus-stack");
-      assert.equal((await violations(P, rs)).length, 2, "ServiceMonitor and PrometheusRule");
+      assert.equal((await violations(P, rs)).length, 3, "ServiceMonitor, PodMonitor and PrometheusRule");
       const withGpu = await planned();
       withGpu.push({
         ...find(withGpu, SM),

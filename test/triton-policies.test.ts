@@ -7,6 +7,7 @@ import { HORIZONTAL_POD_AUTOSCALER, POD_DISRUPTION_BUDGET, STATEFUL_SET } from "
 import { standardLabels } from "../components/naming";
 import { resolveTritonServer, tritonHorizontalPodAutoscaler, tritonPodDisruptionBudget, tritonStatefulSet } from "../components/triton";
 import { declareMutations, first, tritonSts, tritonContainer } from "./support/mutations";
+import { ROLLOUT_ANNOTATION } from "../components/contracts";
 
 const TYPES: Record<string, string> = {
   StatefulSet: STATEFUL_SET,
@@ -115,6 +116,15 @@ const CASES: { rule: string; breaks: (sts: any, all: RecordedResource[]) => void
     rule: "hpa-target-exists",
     breaks: (_s, all) => (all[2].props.spec.scaleTargetRef.name = "vison"),
     message: /^HorizontalPodAutoscaler triton\/vision: spec\.scaleTargetRef .* names no StatefulSet vison in namespace triton$/,
+  },
+  {
+    rule: "triton-canary-rollout-in-order",
+    breaks: (s) =>
+      (s.metadata.annotations = {
+        [ROLLOUT_ANNOTATION]: JSON.stringify({ stage: "split-5", stages: [{ name: "split-5", trafficPercent: 5, minDurationMinutes: 60 }] }),
+      }),
+    message:
+      /StatefulSet vision: metadata\.annotations\["triton-platform\.io\/rollout"\]\.stages\[0\]\.trafficPercent: the first stage \(split-5\) splits 5 % of real traffic to the canary; prod starts with a mirror-only stage/,
   },
 ];
 
@@ -286,6 +296,20 @@ declareMutations([
         .filter((a: string) => !a.startsWith("--load-model="))
         .map((a: string) => (a === "--model-control-mode=explicit" ? "--model-control-mode=poll" : a));
     },
+  },
+  {
+    rule: "triton-canary-rollout-in-order",
+    breaks: "declares a current stage that mirrors 1 % while the gateway mirrors 5 % to the canary",
+    mutate: (rs) =>
+      (first(rs, STATEFUL_SET, (r) => r.name === "vision-canary").props.metadata.annotations = {
+        [ROLLOUT_ANNOTATION]: JSON.stringify({
+          stage: "mirror-1",
+          stages: [
+            { name: "mirror-1", mirrorPercent: 1, minDurationMinutes: 60 },
+            { name: "mirror-5", mirrorPercent: 5, minDurationMinutes: 60 },
+          ],
+        }),
+      }),
   },
   {
     rule: "hpa-target-exists",

@@ -20,6 +20,7 @@ import type { ReleaseArgs } from "@pulumi/kubernetes/helm/v3";
 import { MONITORING_NAMESPACE } from "../contracts";
 import type { AlertingSettings, ReceiverKind } from "./alerting-schema";
 import { TRITON_TARGET_LABELS } from "./scrape";
+import { CANARY_GATE_FAILED_ALERT } from "./rules";
 
 /** The Secret holding the receivers' keys (mounted into every Alertmanager pod). */
 export const ALERTMANAGER_SECRET_NAME = "alertmanager-receivers";
@@ -134,6 +135,15 @@ export function alertmanagerConfig(a: AlertingSettings) {
         },
         // InfoInhibitor only exists to inhibit info alerts; the chart's rule says to route it to a null receiver.
         { receiver: RECEIVERS.none, matchers: [eq("alertname", INFO_INHIBITOR_ALERT)] },
+        // A failing canary gate goes to the on-call receiver, one notification per group and stage
+        // (every failing gate in it), repeated hourly: the canary holds real traffic until stopped.
+        {
+          receiver: RECEIVERS.critical,
+          matchers: [eq("alertname", CANARY_GATE_FAILED_ALERT)],
+          group_by: [...GROUP_BY, "stage"],
+          group_wait: "30s",
+          repeat_interval: "1h",
+        },
         // A page repeats every 4h while it fires (an acknowledged incident is PagerDuty's to hold).
         { receiver: RECEIVERS.critical, matchers: [eq("severity", "critical")], repeat_interval: "4h" },
         { receiver: RECEIVERS.warning, matchers: [eq("severity", "warning")] },

@@ -22,12 +22,30 @@ import {
   PROMETHEUS_SERVICE_URL,
   prometheusAdapterRelease,
 } from "./builders";
-import { tritonServiceMonitor } from "./scrape";
+import { gatewayPodMonitor, tritonServiceMonitor } from "./scrape";
 
 export * from "./schema";
 export * from "./builders";
-export { tritonServiceMonitor, tritonRelabelConfigs, dcgmScrapeConfig, additionalScrapeConfigs, TRITON_JOB } from "./scrape";
-export { alertRuleFile, targetDownFor, type AlertInputs } from "./rules";
+export {
+  tritonServiceMonitor,
+  tritonRelabelConfigs,
+  dcgmScrapeConfig,
+  additionalScrapeConfigs,
+  gatewayPodMonitor,
+  gatewayRelabelConfigs,
+  TRITON_JOB,
+  GATEWAY_JOB,
+} from "./scrape";
+export {
+  alertRuleFile,
+  targetDownFor,
+  canaryGateRules,
+  CANARY_GATE_RECORD,
+  CANARY_GATE_FAILED_ALERT,
+  CANARY_GATE_INSUFFICIENT_ALERT,
+  type AlertInputs,
+} from "./rules";
+export { canaryGates, gateVerdict, stageVerdict, type CanaryGates, type Gate, type Verdict } from "./gates";
 export { queueMetricsQuery, pendingMetricsQuery, adapterRateWindow } from "./adapter";
 export { dashboards, dashboardExpressions } from "./dashboards";
 export * from "./alertmanager";
@@ -70,6 +88,7 @@ export class Monitoring extends pulumi.ComponentResource {
     // first `pulumi up` fails with "no matches for kind".
     const crdOpts = { parent: this, dependsOn: [this.kubePrometheusStack] };
     new k8s.apiextensions.CustomResource(`${name}-triton-servicemonitor`, tritonServiceMonitor(r, MONITORING_NAMESPACE), crdOpts);
+    new k8s.apiextensions.CustomResource(`${name}-gateway-podmonitor`, gatewayPodMonitor(r, MONITORING_NAMESPACE), crdOpts);
     new k8s.apiextensions.CustomResource(`${name}-alerts`, alertsPrometheusRule(r), crdOpts);
 
     for (const cm of dashboardConfigMaps(r)) {

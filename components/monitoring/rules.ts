@@ -4,7 +4,8 @@
 import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTILES } from "../upstream/triton-metrics";
 import { DCGM_METRICS, type DcgmLabelNames } from "../upstream/dcgm";
 import { KSM_METRICS } from "../upstream/kube-state-metrics";
-import type { AlertingRule, RuleFile } from "../upstream/prometheus";
+import type { AlertingRule, RecordingRule, RuleFile } from "../upstream/prometheus";
+import { canaryGates, failing, type CanaryGates } from "./gates";
 import { GPU_TAINT, type ServingGroupAlertRef } from "../contracts";
 import type { AlertThresholds } from "./schema";
 import { DCGM_JOB, TRITON_JOB, TRITON_TARGET_LABELS } from "./scrape";
@@ -287,12 +288,68 @@ export function dcgmExporterAlerts(): AlertingRule[] {
   ];
 }
 
+/** Recorded value of each gate of a canary's current stage (labels: namespace, serving_group, stage, gate). */
+export const CANARY_GATE_RECORD = "triton_platform:canary_gate:value";
+/** A gate of the current stage fails on enough traffic: the canary must not take the next stage (and is a stop candidate). */
+export const CANARY_GATE_FAILED_ALERT = "CanaryGateFailed";
+/** The current stage's window holds fewer canary requests than its gates need: no verdict is possible. */
+export const CANARY_GATE_INSUFFICIENT_ALERT = "CanaryGateInsufficientData";
+
+/** Recording rules and alerts of one canary's current stage. */
+export function canaryGateRules(c: CanaryGates): { records: RecordingRule[]; alerts: AlertingRule[] } {
+  const labels = { namespace: c.namespace, [TRITON_TARGET_LABELS.servingGroup]: c.group, stage: c.stage.stage };
+  const enough = `(${c.requests.expr}) >= ${num(c.requests.threshold)}`;
+  return {
+    records: [c.requests, ...c.gates].map((g) => ({ record: CANARY_GATE_RECORD, expr: g.expr, labels: { ...labels, gate: g.name } })),
+    alerts: [
+      ...c.gates.map((g): AlertingRule => ({
+        alert: CANARY_GATE_FAILED_ALERT,
+        // Judged only on enough traffic: a thin window is "insufficient", never a failure (nor a pass).
+        expr: `${failing(g)} and ${enough}`,
+        for: "5m",
+        labels: { severity: "critical", ...labels, gate: g.name },
+        annotations: {
+          summary: `Canary of ${c.group} fails gate ${g.name} of stage ${c.stage.stage}: {{ $value }} ${g.unit} (limit ${g.compare} ${num(g.threshold)})`,
+          description:
+            `Over the stage's ${c.window} window, ${g.what} is beyond its limit on at least ${num(c.requests.threshold)} canary requests. ` +
+            "The canary must not take the next stage. Runbook: npm run gate -- --stack <stack> --prometheus <url> for every gate's numbers; " +
+            "compare the tracks on the canary dashboard; set the canary's shares to 0 (gateway.mirrorPercent, canary.trafficPercent) or roll its image back.",
+        },
+      })),
+      {
+        alert: CANARY_GATE_INSUFFICIENT_ALERT,
+        expr: `(${c.requests.expr} or vector(0)) < ${num(c.requests.threshold)}`,
+        // A whole window without enough traffic: the stage can never be judged as it is.
+        for: c.window,
+        labels: { severity: "warning", ...labels, gate: c.requests.name },
+        annotations: {
+          summary: `Canary of ${c.group}, stage ${c.stage.stage}: {{ $value }} requests in ${c.window}, fewer than the ${num(c.requests.threshold)} its gates need`,
+          description:
+            "No gate of the stage can be judged: the canary receives too little traffic (a 0 % mirror and split, canary pods not ready, a model the canary does not load). " +
+            "Runbook: check the stage's shares and the canary's readiness; lower gates.minRequests only if the stage is meant to run on that little traffic.",
+        },
+      },
+    ],
+  };
+}
+
 /** The rule file (all groups) that the PrometheusRule carries and promtool checks. */
 export function alertRuleFile(inputs: AlertInputs): RuleFile {
   return {
     groups: [
       { name: "triton", rules: tritonAlerts(inputs) },
       { name: "gpu", rules: [...gpuAlerts(inputs.thresholds, inputs.dcgmLabels), ...dcgmExporterAlerts()] },
+      ...canaryGateGroups(inputs),
     ],
   };
+}
+
+/** One rule group per canary (its records, then its alerts), none without canaries. */
+function canaryGateGroups(inputs: AlertInputs): RuleFile["groups"] {
+  return inputs.servingGroups.flatMap((g) => {
+    const c = canaryGates(inputs.servingNamespace, g, inputs.thresholds);
+    if (!c) return [];
+    const { records, alerts } = canaryGateRules(c);
+    return [{ name: `canary-gates-${g.name}`, rules: [...records, ...alerts] }];
+  });
 }

@@ -11,7 +11,17 @@
 //   and GPU series join Triton's by pod. Only the GPU Operator's namespace is discovered and
 //   honor_labels stays off: a Service of that name elsewhere, or an exporter writing job or
 //   instance, cannot feed series into the alerts.
-import { TRITON_METRICS_PORT_NAME, TRITON_METRICS_SERVICE_LABEL, tritonMetricsServiceName, TRITON_ALL_PODS, type Track } from "../contracts";
+import {
+  GATEWAY_METRICS,
+  GATEWAY_POD_LABELS,
+  TRITON_METRICS_PORT_NAME,
+  TRITON_METRICS_SERVICE_LABEL,
+  tritonMetricsServiceName,
+  TRITON_ALL_PODS,
+  type Track,
+} from "../contracts";
+import { ADMIN_PATHS } from "../upstream/envoy";
+import { ENVOY_CLUSTER_COUNTERS } from "../upstream/envoy-stats";
 import { DCGM_EXPORTER } from "../upstream/dcgm";
 import { K8S_SD, MONITORING_API_VERSION, regexLiteral, toOperatorRelabel, type RelabelConfig, type ScrapeConfig } from "../upstream/prometheus";
 import type { ResolvedMonitoring } from "./schema";
@@ -92,4 +102,45 @@ export function dcgmScrapeConfig(r: Pick<ResolvedMonitoring, "scrapeInterval" | 
 /** Every raw scrape job the stack adds to Prometheus. */
 export function additionalScrapeConfigs(r: Pick<ResolvedMonitoring, "scrapeInterval" | "gpuOperatorNamespace">): ScrapeConfig[] {
   return [dcgmScrapeConfig(r)];
+}
+
+/** job label of the gateway's Envoy targets (the canary gates select on it). */
+export const GATEWAY_JOB = "envoy-gateway";
+
+/**
+ * Envoy series the gateway scrape keeps: the cluster counters the gates and a person debugging
+ * a canary read. Envoy exports every stat of every cluster (and histograms per cluster); at
+ * 100 groups that is tens of thousands of series per pod, so everything else is dropped.
+ */
+export const GATEWAY_KEPT_METRICS = [...Object.values(ENVOY_CLUSTER_COUNTERS), "envoy_server_live", "envoy_server_uptime"];
+
+/** Relabelling of gateway targets: a stable job name (the operator's default is <namespace>/<PodMonitor name>). */
+export function gatewayRelabelConfigs(): RelabelConfig[] {
+  return [{ target_label: "job", replacement: GATEWAY_JOB, action: "replace" }];
+}
+
+/**
+ * PodMonitor for the gateway pods: Envoy's Prometheus stats through the gateway's metrics
+ * listener (GATEWAY_METRICS, the only path it routes to the loopback admin), never the admin
+ * port. The gateway's NetworkPolicy admits that port from the Prometheus pods only.
+ */
+export function gatewayPodMonitor(r: Pick<ResolvedMonitoring, "labels" | "servingNamespace" | "scrapeInterval">, namespace: string) {
+  return {
+    apiVersion: MONITORING_API_VERSION,
+    kind: "PodMonitor",
+    metadata: { name: "triton-gateway", namespace, labels: { ...r.labels } },
+    spec: {
+      namespaceSelector: { matchNames: [r.servingNamespace] },
+      selector: { matchLabels: { ...GATEWAY_POD_LABELS } },
+      podMetricsEndpoints: [
+        {
+          port: GATEWAY_METRICS.portName,
+          path: ADMIN_PATHS.prometheusStats,
+          interval: r.scrapeInterval,
+          relabelings: gatewayRelabelConfigs().map(toOperatorRelabel),
+          metricRelabelings: [toOperatorRelabel({ source_labels: ["__name__"], regex: GATEWAY_KEPT_METRICS.map(regexLiteral).join("|"), action: "keep" })],
+        },
+      ],
+    },
+  };
 }

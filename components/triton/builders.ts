@@ -4,6 +4,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import {
+  ROLLOUT_ANNOTATION,
   GPU_RESOURCE,
   GPU_TOLERATION,
   HPA_PENDING_METRIC,
@@ -113,7 +114,12 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
   return {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
-    metadata: meta(r, t.name, t.track, { [COMPONENT]: "server" }),
+    metadata: {
+      ...meta(r, t.name, t.track, { [COMPONENT]: "server" }),
+      // The declared stages and the current one, where the policies read them (triton-canary-rollout-in-order).
+      // An annotation of the StatefulSet, not of its pods: moving a stage restarts nothing.
+      ...(t.rollout ? { annotations: { [ROLLOUT_ANNOTATION]: JSON.stringify(t.rollout) } } : {}),
+    },
     spec: {
       serviceName: tritonHeadlessServiceName(r.name, t.track),
       replicas: t.replicas,

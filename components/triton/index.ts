@@ -11,6 +11,7 @@ import { sectionSpec, type ComponentDescriptor } from "../component";
 import { gatewayPods } from "../gateway/network";
 import { longestRequestSeconds } from "../gateway/envoy-config";
 import { tritonNetworkNeeds, tritonPods } from "./network";
+import { canaryStageRef, currentStage, effectiveRollout } from "./rollout";
 import { list, pct, plural, range } from "../summary-text";
 import { warn } from "../../lib/warnings";
 import {
@@ -183,11 +184,15 @@ export const tritonComponent: ComponentDescriptor = {
         { namespace: "triton.namespace", zoneCount: "cluster.zones", longestRequestSeconds: "gateway.inferTimeoutSeconds" },
       ),
     );
-    const servingGroupAlerts = tritonServers.map((t, i) => ({
-      ...servingGroups[i],
-      modelLoadBudgetSeconds: t.resolved.modelLoadBudgetSeconds,
-      tracks: t.resolved.tracks.map((x) => ({ track: x.track, models: x.models })),
-    }));
+    const servingGroupAlerts = tritonServers.map((t, i): ServingGroupAlertRef => {
+      const c = triton.groups[i].canary;
+      return {
+        ...servingGroups[i],
+        modelLoadBudgetSeconds: t.resolved.modelLoadBudgetSeconds,
+        tracks: t.resolved.tracks.map((x) => ({ track: x.track, models: x.models })),
+        ...(c ? { canaryStage: canaryStageRef(effectiveRollout(c.rollout, ctx.settings.gateway.mirrorPercent, c.trafficPercent)) } : {}),
+      };
+    });
     return { tritonServers, servingGroups, servingGroupAlerts };
   },
   network: (ctx) =>
@@ -213,6 +218,8 @@ export const tritonComponent: ComponentDescriptor = {
           if (g.canary) {
             const tag = g.canary.image?.tag ?? g.image.tag;
             const shares = [`mirror ${pct(c.gateway.mirrorPercent)} of requests`, `traffic ${pct(g.canary.trafficPercent)}`];
+            const r = g.canary.rollout;
+            if (r) shares.push(`stage ${r.stage} (${currentStage(r).index + 1} of ${r.stages.length})`);
             const canaryModels = g.canary.models ? ` · models ${list(g.canary.models)}` : "";
             lines.push(`  canary: Triton ${tag}${tag === g.image.tag ? " (same release)" : ""} × ${g.canary.replicas} · ${shares.join(", ")}${canaryModels}`);
           }

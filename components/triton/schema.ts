@@ -26,6 +26,7 @@ import { TRITON_ADMIN_GRPC_METADATA, TRITON_ADMIN_HEADER, tritonName, type Model
 import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../upstream/tritonserver";
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 import { ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
+import { currentStage, rolloutSettings, type RolloutSettings } from "./rollout";
 
 /**
  * Time Triton needs after its exit timeout: the server's stop (model unload) and the process's exit,
@@ -158,7 +159,13 @@ const canary = section({
   trafficPercent: doc(
     v.optional(v.pipe(number({ min: 0, max: 100 }), v.check(isEnvoyPercent, ENVOY_PERCENT_RULE)), 0),
     "Share (0–100, at most 4 decimal places) of the group's real inference traffic the gateway sends to the canary instead of the primary, " +
-      "after shadowing; those requests are not mirrored. Capped per environment by policy gateway-canary-traffic-within-max.",
+      "after shadowing; those requests are not mirrored. Capped per environment by policy gateway-canary-traffic-within-max. " +
+      "With `rollout`, it must equal the current stage's trafficPercent.",
+  ),
+  rollout: doc(
+    v.optional(rolloutSettings),
+    "The canary's rollout as declared stages (mirror, split, promote), each with a minimum duration and gates; `stage` names the current one " +
+      "(npm run gate reads its gates from Prometheus). Left out: one stage at today's gateway.mirrorPercent and trafficPercent, default gates.",
   ),
 });
 
@@ -294,6 +301,14 @@ export const tritonGroupSettings = refined(
     if (mode === "explicit" && !g.models?.length) add(["models"], "must list the models to load: explicit model control loads nothing else");
     if (mode !== "explicit" && g.models?.length) add(["models"], `must be left out with modelControlMode "${mode}" (--load-model only works with explicit)`);
     if (mode !== "explicit" && g.canary?.models?.length) add(["canary", "models"], `must be left out with modelControlMode "${mode}"`);
+    if (g.canary?.rollout) {
+      const { stage } = currentStage(g.canary.rollout);
+      if (stage.name === g.canary.rollout.stage && stage.trafficPercent !== g.canary.trafficPercent)
+        add(
+          ["canary", "trafficPercent"],
+          `must equal the current stage's trafficPercent (canary.rollout.stage ${stage.name}: ${stage.trafficPercent}): the stage declares the exposure the gateway runs`,
+        );
+    }
     const { min, max } = hpaBounds(g.replicas, g.hpa);
     if (min > max) add(["hpa", "min"], `must be <= hpa.max (${max})`);
     else if (g.replicas < min || g.replicas > max) add(["replicas"], `must be between hpa.min (${min}) and hpa.max (${max})`);
@@ -391,6 +406,8 @@ export interface ResolvedTrack {
   readonly release: string;
   readonly models: readonly string[];
   readonly replicas: number;
+  /** The canary's declared rollout (canary.rollout), recorded on its StatefulSet for the policies. */
+  readonly rollout?: DeepReadonly<RolloutSettings>;
 }
 
 /** A group with every default applied and every rule checked: what the builders take. */
@@ -454,6 +471,7 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
               release: releaseOfTag(canary.image?.tag ?? image.tag),
               models: canary.models ?? models,
               replicas: canary.replicas,
+              ...(canary.rollout ? { rollout: canary.rollout } : {}),
             } as const,
           ]
         : []),

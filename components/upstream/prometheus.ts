@@ -39,6 +39,7 @@ export interface AlertingRule {
 export interface RecordingRule {
   readonly record: string;
   readonly expr: string;
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface RuleGroup {

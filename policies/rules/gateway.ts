@@ -132,7 +132,7 @@ function routesOf(listener: Record<string, any>): { path: string; route: Record<
 }
 
 /** Every route that takes a share of requests (runtime_fraction) to a canary cluster, with its path and share. */
-function canarySplits(config: Record<string, any>): { path: string; cluster: string; percent: number }[] {
+export function canarySplits(config: Record<string, any>): { path: string; cluster: string; percent: number }[] {
   const out: { path: string; cluster: string; percent: number }[] = [];
   (config.static_resources?.listeners ?? []).forEach((l: Record<string, any>, i: number) => {
     for (const { path, route } of routesOf(l)) {

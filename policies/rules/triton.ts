@@ -3,7 +3,9 @@
 // container list, and to every replicated workload whose pods carry TRITON_ALL_PODS, so they
 // also catch a Triton Deployment or Job someone adds by hand beside the component. Running as
 // non-root and image pinning are properties of every workload: policies/rules/workloads.ts.
-import { GPU_RESOURCE as GPU } from "../../components/contracts";
+import { GPU_RESOURCE as GPU, ROLLOUT_ANNOTATION } from "../../components/contracts";
+import { findMirrorPolicies, mirroredPercent } from "../../components/upstream/envoy";
+import { canarySplits, ENVOY_DATA_PATH, envoyConfigOf } from "./gateway";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { isTritonOptionRelease, parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { tritonReleaseOf } from "../../components/gpu/compatibility";
@@ -387,6 +389,144 @@ export const hpaTargetExists = stackRule({
   },
 });
 
+const rolloutSettings = {
+  ...environmentsByLabel,
+  minStageMinutes: {
+    type: "integer",
+    minimum: 1,
+    default: 30,
+    description: "Least minDurationMinutes of every stage: a shorter stage is one whose gates never get a window, a skipped stage.",
+  },
+} as const;
+
+interface DeclaredRollout {
+  stage?: string;
+  stages?: { name?: string; mirrorPercent?: number; trafficPercent?: number; minDurationMinutes?: number }[];
+}
+
+type Exposure = { path: string; what: "mirror" | "split"; percent: number; urn: string; name: string };
+
+/**
+ * Mirror and split shares per canary group in the gateway's bootstrap(s), from one walk of every
+ * route (clusters <group>-canary-http|grpc): each canary then looks its group up, so the rule
+ * stays linear in groups × routes.
+ */
+function canaryExposureByGroup(resources: readonly Resource[]): Map<string, Exposure[]> {
+  const out = new Map<string, Exposure[]>();
+  const add = (cluster: string, e: Exposure) => {
+    const m = /^(.+)-canary-(http|grpc)$/.exec(cluster);
+    if (m) (out.get(m[1]) ?? out.set(m[1], []).get(m[1])!).push(e);
+  };
+  for (const r of resources) {
+    let config: Record<string, any> | undefined;
+    try {
+      config = envoyConfigOf(r);
+    } catch {
+      continue; // reported by gateway-mirror-percent-within-max
+    }
+    if (!config) continue;
+    const name = `ConfigMap ${metadataOf(r).name ?? r.name}`;
+    for (const s of canarySplits(config)) add(s.cluster, { path: s.path, what: "split", percent: s.percent, urn: r.urn, name });
+    for (const { path, policy } of findMirrorPolicies(config))
+      add(String(policy.cluster), {
+        path: `${ENVOY_DATA_PATH}${path.replace(/^\$/, "")}`,
+        what: "mirror",
+        percent: mirroredPercent(policy),
+        urn: r.urn,
+        name,
+      });
+  }
+  return out;
+}
+
+export const tritonCanaryRolloutInOrder = stackRule<EnvConfig & { minStageMinutes: number }>({
+  name: "triton-canary-rollout-in-order",
+  domain: "triton",
+  configKey: "triton.groups[name={group}].canary.rollout",
+  description:
+    "In the listed environments (default: production), a canary's declared rollout (annotation " +
+    `${ROLLOUT_ANNOTATION} on its StatefulSet) starts with a stage that serves no real traffic, never lowers a share from one stage to the next, ` +
+    "gives every stage at least minStageMinutes, and the gateway sends the canary no larger mirror or split share than the current stage declares.",
+  prevents:
+    "A canary jumping to a split of real traffic without a mirror stage, a stage that is skipped in effect (no window for its gates), " +
+    "or the gateway running a later stage's share while the stack file still names an earlier stage.",
+  remediationSteps:
+    "Declare the stages in order (mirror first, shares rising), each with minDurationMinutes of at least minStageMinutes " +
+    `(default ${rolloutSettings.minStageMinutes.default}); set gateway.mirrorPercent and canary.trafficPercent to the current stage's shares ` +
+    "and move canary.rollout.stage one step per pull request.",
+  configSchema: { properties: rolloutSettings },
+  check: (resources, cfg) => {
+    const out: Finding[] = [];
+    let exposure: Map<string, Exposure[]> | undefined;
+    for (const r of resources) {
+      const sts = propsOf(r, STS);
+      const raw = sts?.metadata?.annotations?.[ROLLOUT_ANNOTATION];
+      if (!sts || raw === undefined || !inEnvironments(r, cfg)) continue;
+      const at = `metadata.annotations["${ROLLOUT_ANNOTATION}"]`;
+      const name = `StatefulSet ${sts.metadata?.name ?? r.name}`;
+      let d: DeclaredRollout;
+      try {
+        d = JSON.parse(raw) as DeclaredRollout;
+      } catch (e) {
+        out.push({ urn: r.urn, path: at, value: raw.slice(0, 200), message: `${name}: ${at} is not valid JSON (${(e as Error).message})` });
+        continue;
+      }
+      const stages = d.stages ?? [];
+      const first = stages[0];
+      if (first && (first.trafficPercent ?? 0) > 0)
+        out.push({
+          urn: r.urn,
+          path: `${at}.stages[0].trafficPercent`,
+          value: first.trafficPercent,
+          message: `${name}: ${at}.stages[0].trafficPercent: the first stage (${first.name}) splits ${first.trafficPercent} % of real traffic to the canary; prod starts with a mirror-only stage`,
+        });
+      stages.forEach((s, i) => {
+        const prev = stages[i - 1];
+        for (const k of ["mirrorPercent", "trafficPercent"] as const)
+          if (prev && (s[k] ?? 0) < (prev[k] ?? 0))
+            out.push({
+              urn: r.urn,
+              path: `${at}.stages[${i}].${k}`,
+              value: s[k] ?? 0,
+              message: `${name}: ${at}.stages[${i}].${k}: stage ${s.name} lowers ${k} to ${s[k] ?? 0} from ${prev.name}'s ${prev[k] ?? 0} (stages only raise the canary's share; a lower share is a rollback)`,
+            });
+        if ((s.minDurationMinutes ?? 0) < cfg.minStageMinutes)
+          out.push({
+            urn: r.urn,
+            path: `${at}.stages[${i}].minDurationMinutes`,
+            value: s.minDurationMinutes,
+            message: `${name}: ${at}.stages[${i}].minDurationMinutes: stage ${s.name} runs ${s.minDurationMinutes} min, less than ${cfg.minStageMinutes} min: its gates get no window, the stage is skipped in effect`,
+          });
+      });
+      const current = stages.find((s) => s.name === d.stage);
+      if (!current) {
+        out.push({
+          urn: r.urn,
+          path: `${at}.stage`,
+          value: d.stage,
+          message: `${name}: ${at}.stage: the current stage ${String(d.stage)} is not one of the declared stages`,
+        });
+        continue;
+      }
+      const group = sts.metadata?.labels?.["app.kubernetes.io/instance"] ?? "";
+      const cap = { mirror: current.mirrorPercent ?? 0, split: current.trafficPercent ?? 0 };
+      const seen = new Set<string>();
+      exposure ??= canaryExposureByGroup(resources);
+      for (const e of exposure.get(group) ?? []) {
+        if (e.percent <= cap[e.what] || seen.has(`${e.urn} ${e.what}`)) continue;
+        seen.add(`${e.urn} ${e.what}`);
+        out.push({
+          urn: e.urn,
+          path: e.path,
+          value: e.percent,
+          message: `${e.name}: ${e.path} ${e.what === "mirror" ? "mirrors" : "splits"} ${e.percent} % to ${group}'s canary, above its current stage ${current.name} (${cap[e.what]} %): a later stage's share without moving canary.rollout.stage`,
+        });
+      }
+    }
+    return out;
+  },
+});
+
 /** The rules of this domain, in the order the pack serves them (every Rule this file exports: test/policy-layout.test.ts). */
 export const rules: readonly Rule[] = [
   tritonGpuLimitsEqualRequests,
@@ -398,4 +538,5 @@ export const rules: readonly Rule[] = [
   tritonZoneSpread,
   tritonExplicitModelControl,
   hpaTargetExists,
+  tritonCanaryRolloutInOrder,
 ];
