@@ -184,3 +184,11 @@ export const NODE_EXPORTER_NAMESPACE = "monitoring-node-exporter";
  * The gateway strips it from client requests beside TRITON_ADMIN_HEADER.
  */
 export const TRITON_ADMIN_GRPC_METADATA = `triton-grpc-protocol-${TRITON_ADMIN_HEADER}`;
+
+/** The label a Triton target's series carry with their serving group's name (components/monitoring/scrape.ts relabels it). */
+export const SERVING_GROUP_LABEL = "serving_group";
+/**
+ * The alert that a canary fails a gate of its current stage on enough traffic (components/monitoring/rules.ts,
+ * labelled with SERVING_GROUP_LABEL): the canary stop (components/gateway/canary-stop.ts) acts on exactly it.
+ */
+export const CANARY_GATE_FAILED_ALERT = "CanaryGateFailed";

@@ -24,6 +24,7 @@ import {
   CANARY_STOP_DIR,
   CANARY_STOP_FILE,
   CANARY_STOP_NAME,
+  GATE_ALERT,
   GATE_FAILURE_QUERY,
   canaryStopConfigMap,
   canaryStopCronJob,
@@ -87,7 +88,14 @@ async function standIn(configMap: Record<string, any>, token: string): Promise<S
       if (u.pathname === "/api/v1/query") {
         state.queries.push(u.searchParams.get("query") ?? "");
         const result = state.alerts.map((a) => ({
-          metric: { __name__: "ALERTS", alertname: "CanaryGateFailed", alertstate: "firing", gate: a.gate ?? "fail", group: a.group, severity: "critical" },
+          metric: {
+            __name__: "ALERTS",
+            alertname: "CanaryGateFailed",
+            alertstate: "firing",
+            gate: a.gate ?? "failure_ratio",
+            serving_group: a.group,
+            severity: "critical",
+          },
           value: [1764633600, "1"],
         }));
         return json(200, { status: "success", data: { resultType: "vector", result } });
@@ -302,10 +310,21 @@ describe("the canary stop: a failing gate zeroes the canary's share and mirror w
       const p = await planFixture(fixtureStack("prod"));
       const cm = one(p.resources, "kubernetes:core/v1:ConfigMap", "gateway-canary-stop");
       assert.deepEqual(cm.options?.ignoreChanges, ["data"]);
+      // The contract with the gates: the alert the stop asks for is the one the monitoring writes,
+      // one per gate of each canary, labelled with a serving group the stop job knows.
+      const rules = (one(p.resources, "kubernetes:monitoring.coreos.com/v1:PrometheusRule").props.spec.groups as any[]).flatMap((g) => g.rules);
+      const gateAlerts = rules.filter((r) => r.alert === GATE_ALERT.alertname);
+      assert.ok(gateAlerts.length > 0, "the monitoring writes gate-failure alerts");
+      const cron = one(p.resources, "kubernetes:batch/v1:CronJob", "gateway-canary-stop").props;
+      const env = cron.spec.jobTemplate.spec.template.spec.containers[0].env as { name: string; value?: string }[];
+      const groups = (env.find((e) => e.name === "GROUPS")?.value ?? "").split(/[ ,]+/).filter(Boolean);
+      assert.ok(groups.length > 0, JSON.stringify(env));
+      for (const a of gateAlerts) assert.ok(groups.includes(a.labels[GATE_ALERT.group]), JSON.stringify(a.labels));
+      assert.ok(JSON.stringify(cron).includes(JSON.stringify(GATE_FAILURE_QUERY).slice(1, -1)), "the job asks for that alert");
       one(p.resources, "kubernetes:batch/v1:CronJob", "gateway-canary-stop");
       const summary = (p.report.sections ?? []).find((x) => x.id === "summary");
       assert.ok(
-        summary?.text.some((l) => /canary stop: .*gate="fail".*\(vision\).*triton-gateway-canary-stop.*ignoreChanges/.test(l)),
+        summary?.text.some((l) => /canary stop: .*CanaryGateFailed alert.*serving_group.*\(vision\).*triton-gateway-canary-stop.*ignoreChanges/.test(l)),
         summary?.text.join("\n"),
       );
     });

@@ -10,18 +10,18 @@
 //     reads its canary share (match.runtime_fraction) and its mirror
 //     (request_mirror_policies[].runtime_fraction) under runtime keys; the layer sets those keys.
 //   - A CronJob in the gateway's namespace, every minute, runs one POSIX sh script in the curl
-//     project's image: it asks Prometheus (the prometheus-operated Service) for the firing alerts
-//     labelled gate="fail", takes their `group` label, and merges those groups into the stop
+//     project's image: it asks Prometheus (the prometheus-operated Service) for the firing
+//     CanaryGateFailed alerts, takes their `serving_group` label, and merges those groups into the stop
 //     layer, both keys at 0 (never removes one: a stop stays until a person lifts it).
 //   - Its ServiceAccount may get and patch that one ConfigMap (a namespaced Role with
 //     resourceNames), nothing else; it talks to the API server with a projected token (10 min,
 //     renewed by the kubelet) mounted in its one container, no automounted token.
 //   - `pulumi up` creates the ConfigMap with an empty layer and ignores changes to its data
 //     afterwards (ignoreChanges), so no deploy undoes a stop.
-// The contract with the gate alerts: an alert that should stop a canary carries the labels
-// gate="fail" and group="<serving group name>" (GATE_ALERT).
+// The contract with the gate alerts (GATE_ALERT, from components/contracts.ts): the monitoring's
+// CanaryGateFailed alert, one per failing gate on enough traffic, labelled serving_group.
 import type * as k8s from "@pulumi/kubernetes";
-import { MONITORING_NAMESPACE } from "../contracts";
+import { CANARY_GATE_FAILED_ALERT, MONITORING_NAMESPACE, SERVING_GROUP_LABEL } from "../contracts";
 import { CURL_GID, CURL_IMAGE, CURL_UID } from "../upstream/curl";
 import { TYPE_URL, type RuntimeDiscoveryResponse, type RuntimeLayer } from "../upstream/envoy";
 import { restrictedSecurityContext } from "../security-context";
@@ -39,10 +39,10 @@ export const CANARY_STOP_FILE = "canary-stop.json";
 export const CANARY_STOP_DIR = "/etc/envoy-canary-stop";
 /** The Runtime resource's name, and the layer's in Envoy's /runtime output. */
 export const CANARY_STOP_LAYER = "canary-stop";
-/** The labels a gate alert carries to stop a canary: `gate="fail"` and the serving group's name in `group`. */
-export const GATE_ALERT = { label: "gate", failing: "fail", group: "group" } as const;
+/** The alert that stops a canary (the monitoring's gate-failure alert) and the label that names its serving group. */
+export const GATE_ALERT = { alertname: CANARY_GATE_FAILED_ALERT, group: SERVING_GROUP_LABEL } as const;
 /** The PromQL the stop job evaluates: the firing gate-failure alerts (Prometheus' ALERTS series). */
-export const GATE_FAILURE_QUERY = `ALERTS{alertstate="firing",${GATE_ALERT.label}="${GATE_ALERT.failing}"}`;
+export const GATE_FAILURE_QUERY = `ALERTS{alertstate="firing",alertname="${GATE_ALERT.alertname}"}`;
 /** The Prometheus the stop job asks: the prometheus-operator's governing Service of every Prometheus (port web, 9090). */
 export function prometheusUrl(clusterDomain: string): string {
   return `http://prometheus-operated.${MONITORING_NAMESPACE}.svc.${clusterDomain}:9090`;

@@ -114,7 +114,7 @@ export const gatewayComponent: ComponentDescriptor = {
         const stop =
           g.canaryStop && canaries.length
             ? [
-                `canary stop: every minute, a firing alert with ${GATE_ALERT.label}="${GATE_ALERT.failing}" sets the mirror and share of its ${GATE_ALERT.group}'s canary ` +
+                `canary stop: every minute, a firing ${GATE_ALERT.alertname} alert sets the mirror and share of its ${GATE_ALERT.group}'s canary ` +
                   `(${list(canaries)}) to 0 in ConfigMap ${CANARY_STOP_NAME}, live; pulumi up never lifts a stop (ignoreChanges on its data)`,
               ]
             : [];

@@ -95,7 +95,7 @@ const gatewayEntries = {
   canaryStop: doc(
     v.optional(bool(), true),
     "Stop a canary without a deploy: a CronJob sets its mirror and traffic share to 0 in the gateway's runtime (ConfigMap " +
-      'triton-gateway-canary-stop, read live by Envoy) when an alert labelled gate="fail", group="<group>" fires. ' +
+      "triton-gateway-canary-stop, read live by Envoy) when the monitoring's CanaryGateFailed alert fires for the group. " +
       "pulumi up never resets that ConfigMap's data (ignoreChanges).",
   ),
   drainSeconds: doc(

@@ -5,6 +5,7 @@ import { TRITON_COUNTERS, TRITON_GAUGES, TRITON_SUMMARIES, TRITON_SUMMARY_QUANTI
 import { DCGM_METRICS, type DcgmLabelNames } from "../upstream/dcgm";
 import { KSM_METRICS } from "../upstream/kube-state-metrics";
 import type { AlertingRule, RecordingRule, RuleFile } from "../upstream/prometheus";
+import { CANARY_GATE_FAILED_ALERT } from "../contracts";
 import { canaryGates, failing, type CanaryGates } from "./gates";
 import { GPU_TAINT, type ServingGroupAlertRef } from "../contracts";
 import type { AlertThresholds } from "./schema";
@@ -291,7 +292,7 @@ export function dcgmExporterAlerts(): AlertingRule[] {
 /** Recorded value of each gate of a canary's current stage (labels: namespace, serving_group, stage, gate). */
 export const CANARY_GATE_RECORD = "triton_platform:canary_gate:value";
 /** A gate of the current stage fails on enough traffic: the canary must not take the next stage (and is a stop candidate). */
-export const CANARY_GATE_FAILED_ALERT = "CanaryGateFailed";
+export { CANARY_GATE_FAILED_ALERT };
 /** The current stage's window holds fewer canary requests than its gates need: no verdict is possible. */
 export const CANARY_GATE_INSUFFICIENT_ALERT = "CanaryGateInsufficientData";
 

@@ -18,6 +18,7 @@ import {
   TRITON_METRICS_SERVICE_LABEL,
   tritonMetricsServiceName,
   TRITON_ALL_PODS,
+  SERVING_GROUP_LABEL,
   type Track,
 } from "../contracts";
 import { ADMIN_PATHS } from "../upstream/envoy";
@@ -31,7 +32,7 @@ export const TRITON_JOB = "triton";
 /** job label of DCGM exporter targets. */
 export const DCGM_JOB = "dcgm-exporter";
 /** Labels the Triton scrape adds to every series (from the pod labels of tritonSelector). */
-export const TRITON_TARGET_LABELS = { servingGroup: "serving_group", track: "track" } as const;
+export const TRITON_TARGET_LABELS = { servingGroup: SERVING_GROUP_LABEL, track: "track" } as const;
 
 /** The metrics Service names of every declared group and track. */
 export function tritonMetricsServiceNames(groups: ResolvedMonitoring["servingGroups"]): string[] {
