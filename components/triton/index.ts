@@ -15,6 +15,7 @@ import { list, pct, plural, range } from "../summary-text";
 import { warn } from "../../lib/warnings";
 import {
   hpaBounds,
+  modelNameOf,
   resolveTritonServer,
   servingGroupRef,
   tritonGroupWarnings,
@@ -200,7 +201,7 @@ export const tritonComponent: ComponentDescriptor = {
         const lines: string[] = [];
         for (const g of c.triton.groups) {
           const hpa = hpaBounds(g.replicas, g.hpa);
-          const models = g.models?.length ? `models ${list(g.models)}` : `model control ${g.modelControlMode}`;
+          const models = g.models?.length ? `models ${list(g.models.map(modelNameOf))}` : `model control ${g.modelControlMode}`;
           lines.push(
             `${g.name}: Triton ${g.image.tag} · ${plural(g.replicas, "replica")}, HPA ${range(hpa.min, hpa.max)} · per pod ` +
               `${g.gpu.count} GPU (${g.gpu.type}), ${g.cpu} CPU, ${g.memory} · ${models}`,
@@ -208,7 +209,7 @@ export const tritonComponent: ComponentDescriptor = {
           if (g.canary) {
             const tag = g.canary.image?.tag ?? g.image.tag;
             const shares = [`mirror ${pct(c.gateway.mirrorPercent)} of requests`, `traffic ${pct(g.canary.trafficPercent)}`];
-            const canaryModels = g.canary.models ? ` · models ${list(g.canary.models)}` : "";
+            const canaryModels = g.canary.models ? ` · models ${list(g.canary.models.map(modelNameOf))}` : "";
             lines.push(`  canary: Triton ${tag}${tag === g.image.tag ? " (same release)" : ""} × ${g.canary.replicas} · ${shares.join(", ")}${canaryModels}`);
           }
         }
