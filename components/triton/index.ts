@@ -152,7 +152,7 @@ declare module "../component" {
 export const tritonComponent: ComponentDescriptor = {
   name: "triton",
   sections: { triton: sectionSpec<"triton">(tritonSection, "docs/triton-serving.md") },
-  policyDomains: ["triton", "workloads", "exposure", "rbac"],
+  policyDomains: ["triton", "models", "workloads", "exposure", "rbac"],
   build(ctx) {
     const { triton, cluster } = ctx.settings;
     const labels = ctx.need("labels");
