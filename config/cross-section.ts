@@ -212,6 +212,29 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
     },
   },
   {
+    key: "triton.groups[].models",
+    doc: "a model contract (a mapping) needs modelRepository.backend s3: the stack writes its config.pbtxt as an S3 object, and Triton mounts EFS read-only",
+    check: (cfg, ctx) => {
+      if (cfg.modelRepository.backend !== "efs") return;
+      cfg.triton.groups.forEach((g, i) => {
+        for (const [base, entries] of [
+          [["models"], g.models ?? []],
+          [["canary", "models"], g.canary?.models ?? []],
+        ] as const) {
+          entries.forEach((m, j) => {
+            if (typeof m !== "string")
+              ctx.addIssue({
+                path: ["triton", "groups", i, ...base, j],
+                message:
+                  "must be a bare model name with modelRepository.backend efs: the stack writes a contract's config.pbtxt as an S3 object and Triton " +
+                  "mounts EFS read-only (publish the config with the model, or use the s3 backend)",
+              });
+          });
+        }
+      });
+    },
+  },
+  {
     key: "gpu.operator.serviceMonitor",
     doc: "must be false while the monitoring component scrapes dcgm-exporter itself",
     check: (cfg, ctx) => {

@@ -64,8 +64,20 @@ function unwrap(s: AnySchema): Unwrapped {
 const entriesOf = (chain: Item[]) => chain.find((x) => x.kind === "schema" && x.entries !== undefined)?.entries as Record<string, AnySchema> | undefined;
 const recordOf = (chain: Item[]) => chain.find((x) => x.type === "record") as (Item & { value: AnySchema }) | undefined;
 
+/**
+ * A schema chosen by the value's shape (v.lazy, e.g. a model entry: a name or a mapping): documented
+ * as the schemas it picks for a string and for a mapping.
+ */
+function lazyOptions(head: Item): { text: AnySchema; mapping: AnySchema } | undefined {
+  if (head.type !== "lazy" || typeof head.getter !== "function") return undefined;
+  const getter = head.getter as (input: unknown) => AnySchema;
+  return { text: getter(""), mapping: getter({}) };
+}
+
 function typeOf(chain: Item[]): string {
   const head = chain[0];
+  const lazy = lazyOptions(head);
+  if (lazy) return `${typeOf(unwrap(lazy.text).core)} or mapping`;
   if (entriesOf(chain)) return "mapping";
   const rec = recordOf(chain);
   if (rec) return `map of ${typeOf(unwrap(rec.value).core)}`;
@@ -78,6 +90,8 @@ function typeOf(chain: Item[]): string {
       return (head.options as unknown[]).map((o) => JSON.stringify(o)).join(" \\| ");
     case "array": {
       const item = unwrap(head.item as AnySchema).core;
+      const lazy = lazyOptions(item[0]);
+      if (lazy) return `list of ${typeOf(unwrap(lazy.text).core)}s or mappings`;
       return `list of ${entriesOf(item) ? "mappings" : typeOf(item)}`;
     }
     default:
@@ -94,7 +108,9 @@ function ruleOf(chain: Item[]): string {
   // A list of scalars: each item's own rule too (a list of mappings documents its keys below).
   if (chain[0].type === "array") {
     const item = unwrap(chain[0].item as AnySchema).core;
-    if (!entriesOf(item)) messages.push(`each ${ruleOf(item)}`);
+    const lazy = lazyOptions(item[0]);
+    if (lazy) messages.push(`each ${ruleOf(unwrap(lazy.text).core)}, or a mapping of the keys below`);
+    else if (!entriesOf(item)) messages.push(`each ${ruleOf(item)}`);
   }
   // A mapping's rule ("must be an object") says nothing its type column does not.
   return entriesOf(chain) ? messages.filter((m) => !m.startsWith("must be an object")).join("; ") : messages.join("; ");
@@ -116,7 +132,9 @@ export function documentKeys(schema: v.GenericSchema, prefix = ""): KeyDoc[] {
     const entries = entriesOf(u.core);
     if (entries) for (const [k, child] of Object.entries(entries)) visit(child, key === "" ? k : `${key}.${k}`);
     if (u.core[0].type === "array") {
-      const item = unwrap(u.core[0].item as AnySchema);
+      const inner = unwrap(u.core[0].item as AnySchema);
+      const lazy = lazyOptions(inner.core[0]);
+      const item = lazy ? unwrap(lazy.mapping) : inner;
       const itemEntries = entriesOf(item.core);
       if (itemEntries) for (const [k, child] of Object.entries(itemEntries)) visit(child, `${key}[].${k}`);
     }

@@ -106,6 +106,7 @@ describe("CI workflows", () => {
     const install = (jobs.tests.steps as any[]).map((s) => s.run ?? "").join("\n");
     assert.match(install, /prometheus=\d[^\s]*/);
     assert.match(install, /prometheus-alertmanager=\d[^\s]*/);
+    assert.match(install, /protobuf-compiler=\d[^\s]*/);
     assert.match(String(jobs.tests.container), /^debian:\d+$/);
   });
 

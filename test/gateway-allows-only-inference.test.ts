@@ -5,6 +5,7 @@
 // never mirrored; inference to a model reaches its group, by name or by the group header.
 import { strict as assert } from "node:assert";
 import { checkAtLevels, fixtureStack, one, plan, planFixture, SHAPES } from "./helpers";
+import { modelNameOf } from "../components/triton";
 import { envoyInput, group, readBackBootstrap } from "./envoy-fixture";
 import { listenerHcm, routeRequest, type TestRequest } from "./support/envoy-routes";
 import { fixtureConfig } from "./support/stacks";
@@ -65,7 +66,7 @@ describe("the gateway admits only inference, metadata and health", () => {
       before(async () => {
         const p = await plan(shape);
         c = fromJson(one(p.resources, "kubernetes:core/v1:ConfigMap", "gateway-config").props.data[ENVOY_CONFIG_FILE]) as Record<string, any>;
-        groups = loadConfig(fixtureConfig(shape), shape).triton.groups.map((g) => ({ name: g.name, models: [...(g.models ?? [])] }));
+        groups = loadConfig(fixtureConfig(shape), shape).triton.groups.map((g) => ({ name: g.name, models: (g.models ?? []).map(modelNameOf) }));
       });
 
       it("control APIs over HTTP reach no Triton cluster and are not mirrored, with or without the group or admin header", () => {

@@ -27,6 +27,7 @@ import { strict as assert } from "node:assert";
 import { runSimulation, type Simulation } from "@cloud-copilot/iam-simulate";
 import {
   accountKeyPolicy,
+  modelConfigKey,
   modelPublishPolicy,
   modelReadPolicy,
   tlsOnlyBucketPolicy,
@@ -248,6 +249,36 @@ describe("model repository IAM, evaluated by an IAM simulator", () => {
         ...insecure(onObject("PutObject models/resnet/1/model.onnx", "s3:PutObject", "models/resnet/1/model.onnx")),
         ...insecure(onObject("DeleteObject models/resnet/1/model.onnx", "s3:DeleteObject", "models/resnet/1/model.onnx")),
       ]);
+    });
+  });
+
+  describe("the publisher role with configs the stack owns (contracted models)", () => {
+    // The stack writes models/resnet/config.pbtxt (a contract); models/bert is a bare name, its config the publisher's.
+    const owned = [modelConfigKey("models", "resnet")];
+    const policy = () => modelPublishPolicy(ACCESS, owned);
+
+    describe("the stack's config: readable, never overwritten nor deleted", () => {
+      expect(PUBLISHER, policy, "ExplicitlyDenied", [
+        onObject("PutObject models/resnet/config.pbtxt (aws s3 sync of a folder with its own config)", "s3:PutObject", "models/resnet/config.pbtxt"),
+        onObject("DeleteObject models/resnet/config.pbtxt (sync --delete)", "s3:DeleteObject", "models/resnet/config.pbtxt"),
+      ]);
+      expect(PUBLISHER, policy, "Allowed", [onObject("GetObject models/resnet/config.pbtxt", "s3:GetObject", "models/resnet/config.pbtxt")]);
+    });
+
+    describe("everything else the publisher did stays allowed", () => {
+      expect(PUBLISHER, policy, "Allowed", [
+        onObject("PutObject models/resnet/1/model.onnx (the contracted model's weights)", "s3:PutObject", "models/resnet/1/model.onnx"),
+        onObject("PutObject models/resnet/labels.txt (a file beside the config)", "s3:PutObject", "models/resnet/labels.txt"),
+        onObject("DeleteObject models/resnet/2/model.onnx", "s3:DeleteObject", "models/resnet/2/model.onnx"),
+        onObject("PutObject models/bert/config.pbtxt (a bare-name model: the publisher owns its config)", "s3:PutObject", "models/bert/config.pbtxt"),
+        onObject("PutObject models/resnet/config.pbtxt.bak (not the config's key)", "s3:PutObject", "models/resnet/config.pbtxt.bak"),
+        onObject("AbortMultipartUpload models/resnet/1/model.onnx", "s3:AbortMultipartUpload", "models/resnet/1/model.onnx"),
+      ]);
+    });
+
+    it("without owned configs the policy is the one before (no Deny statement)", () => {
+      assert.deepEqual(modelPublishPolicy(ACCESS, []), modelPublishPolicy(ACCESS));
+      assert.ok(!modelPublishPolicy(ACCESS).Statement.some((st) => st.Effect === "Deny"));
     });
   });
 

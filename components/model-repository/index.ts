@@ -28,9 +28,20 @@ import {
   repositoryEgressPort,
   tritonServiceAccount,
 } from "./builders";
-import { bucketArgs, bucketArn, bucketHardening, replicaBucketPrefix, replicationConfig, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
-import { accountKeyPolicy, modelPublishPolicy, modelReadPolicy, replicationPolicy, replicationTrustPolicy, tlsOnlyBucketPolicy } from "./policies";
+import { bucketArgs, bucketArn, bucketHardening, modelConfigObjectArgs, replicaBucketPrefix, replicationConfig, s3ModelRepositoryUri, s3ReaderEnv } from "./s3";
+import {
+  accountKeyPolicy,
+  modelConfigKey,
+  modelPublishPolicy,
+  modelReadPolicy,
+  replicationPolicy,
+  replicationTrustPolicy,
+  tlsOnlyBucketPolicy,
+} from "./policies";
 import { REPLICATION_TIME_MINUTES } from "./schema";
+import { renderContract } from "../triton/model-config";
+import { modelNameOf, type ModelContract } from "../triton/schema";
+import type { DeepReadonly } from "../../lib/schema";
 import {
   EFS_MOUNT_PATH,
   efsAccessPointArgs,
@@ -57,6 +68,18 @@ export type DisasterRecoveryRecord =
   | { strategy: "replicate"; replicaBucket: string; replicaRegion: string; replicaKmsKeyArn: string; recoveryPointMinutes: number }
   | { strategy: "republish"; recoveryTimeHours: number };
 
+/** A config.pbtxt the stack writes into the repository (a contracted model's, components/triton/model-config). */
+export interface ModelConfigFile {
+  readonly model: string;
+  readonly text: string;
+}
+
+/** The component's arguments: its settings and references, and the model configs the stack owns. */
+export type ModelRepositoryComponentArgs = ModelRepositoryArgs & {
+  /** Configs of contracted models, written at <modelPrefix>/<model>/config.pbtxt (s3 only; the stack config refuses them with efs). */
+  readonly modelConfigs?: readonly ModelConfigFile[];
+};
+
 export class ModelRepository extends pulumi.ComponentResource {
   /** What the serving groups consume. */
   readonly binding: ModelRepositoryBinding;
@@ -69,9 +92,15 @@ export class ModelRepository extends pulumi.ComponentResource {
   /** The stack's disaster-recovery choice for the bucket (s3.disasterRecovery), with what recovery it implies; absent when not stated. */
   readonly disasterRecovery?: pulumi.Output<DisasterRecoveryRecord>;
 
-  constructor(name: string, args: ModelRepositoryArgs, opts?: pulumi.ComponentResourceOptions) {
+  /** The config.pbtxt objects the stack owns, by model. */
+  readonly modelConfigObjects: Readonly<Record<string, s3.BucketObjectv2>> = {};
+
+  constructor(name: string, componentArgs: ModelRepositoryComponentArgs, opts?: pulumi.ComponentResourceOptions) {
     super("triton-platform:model-repository:ModelRepository", name, {}, opts);
+    const { modelConfigs = [], ...args } = componentArgs;
     const r = resolveModelRepositoryArgs(args, name);
+    if (r.backend === "efs" && modelConfigs.length)
+      throw new Error(`ModelRepository "${name}": model configs (${modelConfigs.map((c) => c.model).join(", ")}) need the s3 backend (docs/triton-serving.md)`);
     const parent = { parent: this };
     const namespace = pulumi.output(r.namespace);
     const partition = getPartitionOutput({}, parent).partition;
@@ -171,7 +200,8 @@ export class ModelRepository extends pulumi.ComponentResource {
       if (settings.publisher.enabled) {
         const principals = pulumi.all([partition, accountId]).apply(([p, account]) => publisherPrincipals(settings.publisher.trustedPrincipalArns, p, account));
         const publisher = new iam.Role(`${name}-publisher`, publisherRoleArgs(principals.apply(publisherTrustPolicyJson)), parent);
-        new iam.RolePolicy(`${name}-publisher`, { role: publisher.id, policy: access.apply((a) => JSON.stringify(modelPublishPolicy(a))) }, parent);
+        const owned = modelConfigs.map((c) => modelConfigKey(r.modelPrefix, c.model));
+        new iam.RolePolicy(`${name}-publisher`, { role: publisher.id, policy: access.apply((a) => JSON.stringify(modelPublishPolicy(a, owned))) }, parent);
         this.publisherRoleArn = publisher.arn;
       }
 
@@ -179,6 +209,17 @@ export class ModelRepository extends pulumi.ComponentResource {
         const record: DisasterRecoveryRecord = { strategy: "republish", recoveryTimeHours: settings.disasterRecovery.recoveryTimeHours ?? 0 };
         this.disasterRecovery = pulumi.output(record);
       }
+
+      // Each contracted model's config beside its version folders, encrypted as the bucket encrypts (SSE-KMS, bucket key).
+      const objects: Record<string, s3.BucketObjectv2> = {};
+      for (const c of modelConfigs) {
+        objects[c.model] = new s3.BucketObjectv2(
+          `${name}-config-${c.model}`,
+          { ...modelConfigObjectArgs<pulumi.Input<string>>(bucketName, r.modelPrefix, c, kmsKeyArn), ...regional },
+          parent,
+        );
+      }
+      this.modelConfigObjects = objects;
       this.bucketName = bucketName;
       this.uri = bucketName.apply((b) => s3ModelRepositoryUri(b, r.modelPrefix));
       env = s3ReaderEnv(settings.bucketRegion, r.clusterRegion);
@@ -289,6 +330,23 @@ declare module "../component" {
   }
 }
 
+/**
+ * The config.pbtxt of every contracted model of the stack, one per model (the stack config has
+ * checked that every contract of a model is the same), in the order the groups list them.
+ */
+export function stackModelConfigs(
+  groups: readonly {
+    readonly models?: readonly (string | DeepReadonly<ModelContract>)[];
+    readonly canary?: { readonly models?: readonly (string | DeepReadonly<ModelContract>)[] };
+  }[],
+): ModelConfigFile[] {
+  const out = new Map<string, ModelConfigFile>();
+  for (const g of groups)
+    for (const m of [...(g.models ?? []), ...(g.canary?.models ?? [])])
+      if (typeof m !== "string" && !out.has(modelNameOf(m))) out.set(m.name, { model: m.name, text: renderContract(m) });
+  return [...out.values()];
+}
+
 /** Model repository (S3 + IRSA, or EFS): what the serving groups read their models from. */
 export const modelRepositoryComponent: ComponentDescriptor = {
   name: "model-repository",
@@ -308,6 +366,7 @@ export const modelRepositoryComponent: ComponentDescriptor = {
         vpcId: cluster.vpcId,
         // NFS is admitted from the GPU nodes' own security group only.
         nodeSecurityGroupId: ctx.need("gpuNodes").ref.securityGroupId,
+        modelConfigs: stackModelConfigs(ctx.settings.triton.groups),
       },
       { providers: [cluster.aws, cluster.k8s] },
     );

@@ -82,7 +82,7 @@ export function modelReadPolicy(a: BucketAccess): PolicyDocument {
  * Write access for the CI that publishes models: the same prefix, plus put/delete and the
  * data key SSE-KMS needs for uploads. Never the bucket's configuration, never other prefixes.
  */
-export function modelPublishPolicy(a: BucketAccess): PolicyDocument {
+export function modelPublishPolicy(a: BucketAccess, stackOwnedKeys: readonly string[] = []): PolicyDocument {
   return {
     Version: IAM_POLICY_VERSION,
     Statement: [
@@ -94,8 +94,26 @@ export function modelPublishPolicy(a: BucketAccess): PolicyDocument {
         Resource: prefixObjectsArn(a.bucketArn, a.prefix),
       },
       { Sid: "EncryptModels", Effect: "Allow", Action: ["kms:GenerateDataKey", "kms:Decrypt"], Resource: a.kmsKeyArn, Condition: viaS3(a.region) },
+      // The config.pbtxt of a contracted model is the stack's (rendered from the stack file): an explicit Deny wins over
+      // WriteModels, so a publisher's push cannot replace or remove it (reading it stays allowed). Only when there are any:
+      // a stack of bare names keeps the policy it had.
+      ...(stackOwnedKeys.length
+        ? [
+            {
+              Sid: "KeepStackOwnedConfigs",
+              Effect: "Deny" as const,
+              Action: ["s3:PutObject", "s3:DeleteObject"],
+              Resource: stackOwnedKeys.map((k) => `${a.bucketArn}/${k}`),
+            },
+          ]
+        : []),
     ],
   };
+}
+
+/** The S3 key of a model's config.pbtxt under the repository's prefix (Triton: <repository>/<model>/config.pbtxt). */
+export function modelConfigKey(prefix: string, model: string): string {
+  return `${prefix}/${model}/config.pbtxt`;
 }
 
 /**

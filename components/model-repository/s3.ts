@@ -1,4 +1,5 @@
 // The hardened bucket's settings as plain resource arguments (aws v7 splits them into one
+import { modelConfigKey } from "./policies";
 // resource per concern). Generic over the value type so tests pass strings and the
 // component passes Outputs; either way the result is plain data.
 import { REPLICATION_TIME_MINUTES, type DisasterRecoveryStrategy } from "./schema";
@@ -130,4 +131,21 @@ export function bucketArgs(bucketPrefix: string, disasterRecovery?: { strategy: 
 /** ARN of a bucket given by name (s3.existingBucket): S3 ARNs carry no region or account. */
 export function bucketArn(partition: string, bucket: string): string {
   return `arn:${partition}:s3:::${bucket}`;
+}
+
+/**
+ * A contracted model's config.pbtxt as an S3 object the stack owns (aws.s3.BucketObjectv2), at
+ * <prefix>/<model>/config.pbtxt, encrypted like the bucket's default (SSE-KMS with the repository's
+ * key, bucket key on) and stated on the object so it never depends on the default being in place first.
+ */
+export function modelConfigObjectArgs<T>(bucket: T, prefix: string, config: { readonly model: string; readonly text: string }, kmsKeyArn: T) {
+  return {
+    bucket,
+    key: modelConfigKey(prefix, config.model),
+    content: config.text,
+    contentType: "text/plain; charset=utf-8",
+    serverSideEncryption: "aws:kms",
+    kmsKeyId: kmsKeyArn,
+    bucketKeyEnabled: true,
+  };
 }

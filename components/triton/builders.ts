@@ -2,6 +2,7 @@
 // runtime here, so tests and policies can call them directly. Work per group is constant:
 // nothing here looks at other groups.
 import type * as k8s from "@pulumi/kubernetes";
+import { configsHash } from "./model-config";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   ROLLOUT_ANNOTATION,
@@ -93,6 +94,27 @@ export function trackArgs(r: ResolvedTritonServer, t: ResolvedTrack, repositoryU
   });
 }
 
+/** Pod-template annotation naming the hash of the model configs the stack renders for the models a track loads. */
+export const MODEL_CONFIGS_ANNOTATION = "triton-platform/model-configs";
+
+/**
+ * The contracts of the models a track loads, and the annotation that makes a changed one roll the
+ * track's pods (none without contracts: a stack of bare names renders the pod template as before).
+ * Why a roll: under explicit model control Triton reads config.pbtxt when it loads a model
+ * (triton-inference-server/core r26.06 src/model_repository_manager/model_repository_manager.cc,
+ * InitializeModelInfo: the config path and timestamps are read on a load request; LoadUnloadModels
+ * polls only the models a load request names); a config changed in the repository stays unread until
+ * the model is loaded again, which for --load-model models is the server's start.
+ */
+export function trackContracts(r: Pick<ResolvedTritonServer, "contracts">, t: Pick<ResolvedTrack, "models">): ResolvedTritonServer["contracts"] {
+  return r.contracts.filter((c) => t.models.includes(c.name));
+}
+
+function trackConfigAnnotations(r: ResolvedTritonServer, t: ResolvedTrack): { annotations?: Record<string, string> } {
+  const contracts = trackContracts(r, t);
+  return contracts.length ? { annotations: { [MODEL_CONFIGS_ANNOTATION]: configsHash(contracts) } } : {};
+}
+
 /** startupProbe failureThreshold so that period × threshold covers the model-load budget. */
 export function startupFailureThreshold(r: Pick<ResolvedTritonServer, "modelLoadBudgetSeconds" | "startupProbePeriodSeconds">): number {
   return Math.max(1, Math.ceil(r.modelLoadBudgetSeconds / r.startupProbePeriodSeconds));
@@ -129,7 +151,9 @@ export function tritonStatefulSet(r: ResolvedTritonServer, t: ResolvedTrack, rep
       podManagementPolicy: "Parallel",
       updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 0 } },
       template: {
-        metadata: { labels },
+        // A changed contract rolls the pods: explicit model control reads a model's config.pbtxt only when it loads the model
+        // (at start-up here), so the annotation carries a hash of the configs this track loads (trackConfigAnnotations).
+        metadata: { labels, ...trackConfigAnnotations(r, t) },
         spec: {
           serviceAccountName: repo.serviceAccountName,
           // Triton never calls the Kubernetes API; IRSA mounts its own web-identity token.

@@ -16,6 +16,7 @@ import { list, pct, plural, range } from "../summary-text";
 import { warn } from "../../lib/warnings";
 import {
   hpaBounds,
+  modelNameOf,
   resolveTritonServer,
   servingGroupRef,
   tritonGroupWarnings,
@@ -152,7 +153,7 @@ declare module "../component" {
 export const tritonComponent: ComponentDescriptor = {
   name: "triton",
   sections: { triton: sectionSpec<"triton">(tritonSection, "docs/triton-serving.md") },
-  policyDomains: ["triton", "workloads", "exposure", "rbac"],
+  policyDomains: ["triton", "models", "workloads", "exposure", "rbac"],
   build(ctx) {
     const { triton, cluster } = ctx.settings;
     const labels = ctx.need("labels");
@@ -210,7 +211,7 @@ export const tritonComponent: ComponentDescriptor = {
         const lines: string[] = [];
         for (const g of c.triton.groups) {
           const hpa = hpaBounds(g.replicas, g.hpa);
-          const models = g.models?.length ? `models ${list(g.models)}` : `model control ${g.modelControlMode}`;
+          const models = g.models?.length ? `models ${list(g.models.map(modelNameOf))}` : `model control ${g.modelControlMode}`;
           lines.push(
             `${g.name}: Triton ${g.image.tag} · ${plural(g.replicas, "replica")}, HPA ${range(hpa.min, hpa.max)} · per pod ` +
               `${g.gpu.count} GPU (${g.gpu.type}), ${g.cpu} CPU, ${g.memory} · ${models}`,
@@ -220,7 +221,7 @@ export const tritonComponent: ComponentDescriptor = {
             const shares = [`mirror ${pct(c.gateway.mirrorPercent)} of requests`, `traffic ${pct(g.canary.trafficPercent)}`];
             const r = g.canary.rollout;
             if (r) shares.push(`stage ${r.stage} (${currentStage(r).index + 1} of ${r.stages.length})`);
-            const canaryModels = g.canary.models ? ` · models ${list(g.canary.models)}` : "";
+            const canaryModels = g.canary.models ? ` · models ${list(g.canary.models.map(modelNameOf))}` : "";
             lines.push(`  canary: Triton ${tag}${tag === g.image.tag ? " (same release)" : ""} × ${g.canary.replicas} · ${shares.join(", ")}${canaryModels}`);
           }
         }

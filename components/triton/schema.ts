@@ -5,6 +5,7 @@
 // default from the same line and the same errors in the same wording.
 import * as v from "valibot";
 import {
+  bool,
   type DeepReadonly,
   doc,
   dnsLabel,
@@ -27,6 +28,8 @@ import { extraArgsErrors, isTritonOptionRelease, TRITON_OPTION_RANGE } from "../
 import { TRITON_IMAGE_REPOSITORY } from "../upstream/triton-releases";
 import { ENVOY_PERCENT_RULE, isEnvoyPercent } from "../upstream/envoy";
 import { currentStage, rolloutSettings, type RolloutSettings } from "./rollout";
+import { TRITON_DATA_TYPES } from "../upstream/triton-model-config";
+import { backendNeeded, MODEL_PLATFORMS, TRITON_BACKENDS_OF_RELEASE } from "../upstream/triton-backends";
 
 /**
  * Time Triton needs after its exit timeout: the server's stop (model unload) and the process's exit,
@@ -126,7 +129,190 @@ const imageDigest = pattern(/^sha256:[a-f0-9]{64}$/, "must be an image digest sh
 const imageRepository = pattern(/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+$/, "must be an image repository such as nvcr.io/nvidia/tritonserver (no tag)");
 /** Triton model names: folder names in the repository. `*` (all models) is refused: list them. */
 const modelName = pattern(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, "must be a model name (the model's folder in the repository; letters, digits, '_', '.', '-')");
-const models = uniqueList(modelName, { min: 1, what: "model" }, "must not repeat a model");
+
+// ---- A model's contract: the keys its config.pbtxt is rendered from ----------------------
+// Each key maps to one field of Triton's ModelConfig (components/upstream/triton-model-config.ts,
+// checked against model_config.proto per release); a key left out is not written, so Triton's own
+// default (or the backend's auto-complete) applies, as for a config the publisher writes.
+const tensorName = pattern(/^[A-Za-z0-9_][A-Za-z0-9_.:/-]*$/, "must be a tensor name (letters, digits, '_', '.', ':', '/', '-')");
+const dataType = oneOf(TRITON_DATA_TYPES);
+/** Dims of a tensor: -1 is a variable-size dimension. */
+const dims = list(integer({ min: -1 }), { min: 1, what: "dimension" });
+const tensor = <const E extends v.ObjectEntries>(what: string, extra: E) =>
+  section({
+    name: doc(tensorName, `Name of the ${what} tensor, as the model file names it.`),
+    dataType: doc(dataType, "data_type (TYPE_FP32, TYPE_INT64, TYPE_STRING, ...)."),
+    dims: doc(dims, "dims without the batch dimension (max_batch_size > 0 adds it); -1 for a variable size."),
+    ...extra,
+  });
+const modelInput = tensor("input", {
+  format: doc(v.optional(oneOf(["FORMAT_NONE", "FORMAT_NHWC", "FORMAT_NCHW"])), "format of an image input."),
+  optional: doc(v.optional(bool()), "optional: the request may leave this input out."),
+});
+const modelOutput = tensor("output", {
+  labelFilename: doc(v.optional(str()), "label_filename: a file beside config.pbtxt that maps classification indices to labels."),
+});
+const queuePolicy = section({
+  maxQueueSize: doc(v.optional(integer({ min: 0, max: 4_294_967_295 })), "max_queue_size: requests beyond it are rejected at once (0: unbounded)."),
+  timeoutAction: doc(v.optional(oneOf(["REJECT", "DELAY"])), "timeout_action: what happens to a request whose queue timeout expires."),
+  defaultTimeoutUs: doc(v.optional(integer({ min: 0 })), "default_timeout_microseconds: a request's queue timeout unless it states one (0: none)."),
+  allowTimeoutOverride: doc(v.optional(bool()), "allow_timeout_override: a request may set a shorter timeout of its own."),
+});
+const dynamicBatching = section({
+  preferredBatchSizes: doc(
+    v.optional(uniqueList(integer({ min: 1 }), { min: 1, what: "batch size" }, "must not repeat a batch size")),
+    "preferred_batch_size: batch sizes the scheduler forms when it can; each at most maxBatchSize.",
+  ),
+  maxQueueDelayUs: doc(
+    v.optional(integer({ min: 0 })),
+    "max_queue_delay_microseconds: how long a request may wait for a fuller batch; within the group's queue-time budget (hpa.targetQueueUs).",
+  ),
+  preserveOrdering: doc(v.optional(bool()), "preserve_ordering: responses leave in the order requests came."),
+  priorityLevels: doc(v.optional(integer({ min: 0 })), "priority_levels: request priorities 1..N (0: none)."),
+  defaultPriorityLevel: doc(v.optional(integer({ min: 0 })), "default_priority_level: the priority of a request that states none; at most priorityLevels."),
+  defaultQueuePolicy: doc(v.optional(queuePolicy), "default_queue_policy: the queue's size and timeouts."),
+});
+const rateLimiter = section({
+  resources: doc(
+    v.optional(
+      list(
+        section({
+          name: doc(str(), "Resource name (a --rate-limit-resource of the server, or one the limiter counts per device)."),
+          count: doc(integer({ min: 1, max: 4_294_967_295 }), "Units one instance holds while it executes."),
+          global: doc(v.optional(bool()), "global: the resource is shared by every device rather than per device."),
+        }),
+        { min: 1, what: "resource" },
+      ),
+    ),
+    "resources an instance needs to execute; only with the server's --rate-limit (extraArgs).",
+  ),
+  priority: doc(v.optional(integer({ min: 0, max: 4_294_967_295 })), "priority of the instances when resources are contended (lower first; 0 is 1)."),
+});
+const instanceGroup = section({
+  name: doc(v.optional(str()), "name of the instance group.", { default: "Triton's: <model>_<index>" }),
+  count: doc(v.optional(integer({ min: 1 })), "count: instances per listed GPU (or in all, without gpus).", { default: "Triton's: 1" }),
+  kind: doc(v.optional(oneOf(["KIND_AUTO", "KIND_GPU", "KIND_CPU", "KIND_MODEL"])), "kind: where the instances run; KIND_GPU only in a GPU pod.", {
+    default: "Triton's: KIND_AUTO (GPU when the pod has one)",
+  }),
+  gpus: doc(
+    v.optional(uniqueList(integer({ min: 0 }), { min: 1, what: "GPU index" }, "must not repeat a GPU")),
+    "gpus: the GPU indices the instances run on; each below the pod's gpu.count.",
+    { default: "every GPU of the pod" },
+  ),
+  rateLimiter: doc(v.optional(rateLimiter), "rate_limiter: resources and priority of these instances."),
+});
+const versionPolicy = refined(
+  section({
+    latest: doc(v.optional(integer({ min: 1, max: 4_294_967_295 })), "latest.num_versions: serve the N highest version folders."),
+    specific: doc(
+      v.optional(uniqueList(integer({ min: 1 }), { min: 1, what: "version" }, "must not repeat a version")),
+      "specific.versions: serve exactly these version folders.",
+    ),
+    all: doc(v.optional(v.literal(true, "must be true")), "all: serve every version folder."),
+  }),
+  (p, ctx) => {
+    const set = (["latest", "specific", "all"] as const).filter((k) => p[k] !== undefined);
+    if (set.length !== 1) ctx.addIssue({ path: set.length ? [set[1]] : [], message: "must set exactly one of latest, specific, all (Triton's policy_choice)" });
+  },
+);
+const warmupInput = refined(
+  section({
+    dataType: doc(dataType, "data_type of the sample."),
+    dims: doc(dims, "dims of the sample, without the batch dimension."),
+    zeroData: doc(v.optional(v.literal(true, "must be true")), "zero_data: the sample is all zeros."),
+    randomData: doc(v.optional(v.literal(true, "must be true")), "random_data: the sample is random."),
+    inputDataFile: doc(v.optional(str()), "input_data_file: a file in the model's warmup/ folder holds the sample."),
+  }),
+  (w, ctx) => {
+    const set = (["zeroData", "randomData", "inputDataFile"] as const).filter((k) => w[k] !== undefined);
+    if (set.length !== 1)
+      ctx.addIssue({ path: set.length ? [set[1]] : [], message: "must set exactly one of zeroData, randomData, inputDataFile (Triton's input_data_type)" });
+  },
+);
+const warmup = section({
+  name: doc(str(), "name of the warm-up sample (Triton logs it)."),
+  batchSize: doc(v.optional(integer({ min: 1, max: 4_294_967_295 })), "batch_size of the sample; at most maxBatchSize.", { default: "Triton's: 1" }),
+  count: doc(v.optional(integer({ min: 1, max: 4_294_967_295 })), "count: times the sample runs at load.", { default: "Triton's: 1" }),
+  inputs: doc(v.record(tensorName, warmupInput, "must be a mapping of input name to sample"), "inputs: one sample per input tensor, by name."),
+});
+const backendName = pattern(/^[a-z][a-z0-9_]*$/, "must be a backend name such as onnxruntime, tensorrt, pytorch, python");
+
+/** A model's contract: what its config.pbtxt says, written by the stack. */
+export const modelContract = refined(
+  section({
+    name: doc(modelName, "The model's name: its folder in the repository and ModelConfig.name."),
+    backend: doc(v.optional(backendName), "backend: the backend that serves it; one the group's Triton image ships (and its canary's)."),
+    platform: doc(v.optional(oneOf(MODEL_PLATFORMS)), "platform, for the model formats that name one instead of a backend."),
+    maxBatchSize: doc(v.optional(integer({ min: 0, max: 2_147_483_647 })), "max_batch_size (0: the model takes no batch dimension).", {
+      default: "Triton's (0, or the backend's auto-complete)",
+    }),
+    inputs: doc(v.optional(list(modelInput, { min: 1, what: "input" })), "input: the input tensors, where the backend cannot auto-complete them.", {
+      default: "the backend's auto-complete",
+    }),
+    outputs: doc(v.optional(list(modelOutput, { min: 1, what: "output" })), "output: the output tensors, where the backend cannot auto-complete them.", {
+      default: "the backend's auto-complete",
+    }),
+    dynamicBatching: doc(v.optional(dynamicBatching), "dynamic_batching: requests combined into batches server-side.", { default: "no dynamic batching" }),
+    instanceGroups: doc(v.optional(list(instanceGroup, { min: 1, what: "instance group" })), "instance_group: how many instances run, and where.", {
+      default: "Triton's: one instance per GPU",
+    }),
+    versionPolicy: doc(v.optional(versionPolicy), "version_policy: which version folders are served ({latest: N}, {specific: [..]} or {all: true}).", {
+      default: "Triton's: latest 1",
+    }),
+    warmup: doc(
+      v.optional(list(warmup, { min: 1, what: "sample" })),
+      "model_warmup: samples run at load, before the model reports ready (no cold first requests).",
+    ),
+    responseCache: doc(v.optional(bool()), "response_cache.enable: cache responses; only with the server's --cache-config (extraArgs).", {
+      default: "Triton's: false",
+    }),
+    parameters: doc(
+      v.optional(v.record(str(), v.string("must be a string"), "must be a mapping of string to string")),
+      "parameters: backend parameters (string_value each).",
+    ),
+  }),
+  (m, ctx) => {
+    if ((m.backend === undefined) === (m.platform === undefined))
+      ctx.addIssue({ path: m.backend === undefined ? ["backend"] : ["platform"], message: "must set exactly one of backend and platform" });
+    const d = m.dynamicBatching;
+    if (d?.defaultPriorityLevel !== undefined && d.defaultPriorityLevel > (d.priorityLevels ?? 0))
+      ctx.addIssue({ path: ["dynamicBatching", "defaultPriorityLevel"], message: `must be at most dynamicBatching.priorityLevels (${d.priorityLevels ?? 0})` });
+    const max = m.maxBatchSize ?? 0;
+    (d?.preferredBatchSizes ?? []).forEach((b, i) => {
+      if (b > max) ctx.addIssue({ path: ["dynamicBatching", "preferredBatchSizes", i], message: `must be at most maxBatchSize (${max})` });
+    });
+    if (d && max === 0) ctx.addIssue({ path: ["dynamicBatching"], message: "needs maxBatchSize >= 1: a model without a batch dimension cannot batch" });
+    (m.warmup ?? []).forEach((w, i) => {
+      if (w.batchSize !== undefined && w.batchSize > Math.max(max, 1))
+        ctx.addIssue({ path: ["warmup", i, "batchSize"], message: `must be at most maxBatchSize (${max})` });
+    });
+  },
+);
+
+/** A model entry of a group: a bare name (the publisher owns its config.pbtxt) or a contract (the stack renders it). */
+// Chosen by the value's shape, so a broken contract reports its own keys (a union would only say "neither").
+const modelEntry = v.lazy((input): v.GenericSchema<unknown, ModelEntry> =>
+  typeof input === "string" ? modelName : input !== null && typeof input === "object" && !Array.isArray(input) ? modelContract : modelEntryShape,
+);
+const modelEntryShape = v.custom<never>(() => false, "must be a model name or a model contract (a mapping with name and backend or platform)");
+const models = refined(list(modelEntry, { min: 1, what: "model" }), (ms, ctx) => {
+  const seen = new Map<string, number>();
+  ms.forEach((m, i) => {
+    const n = modelNameOf(m);
+    const prev = seen.get(n);
+    if (prev !== undefined) ctx.addIssue({ path: [i], message: `must not repeat a model: ${n} is also models[${prev}]` });
+    else seen.set(n, i);
+  });
+});
+
+/** A model contract with its defaults applied. */
+export type ModelContract = v.InferOutput<typeof modelContract>;
+/** A model entry: a bare name or a contract. */
+export type ModelEntry = string | ModelContract;
+/** The name of a model entry. */
+export function modelNameOf(m: DeepReadonly<ModelEntry>): string {
+  return typeof m === "string" ? m : m.name;
+}
 
 // <group>-canary-headless must stay a DNS label (63) and a StatefulSet's name leaves room
 // for the controller-revision-hash label: 63 - "-canary-headless".length = 47.
@@ -147,7 +333,13 @@ const canary = section({
     "Image of the canary: {repository?, tag, digest?}.",
     { default: "the primary's image" },
   ),
-  models: doc(v.optional(models), "Models the canary loads at start-up, as `models`.", { default: "the primary's models" }),
+  models: doc(
+    v.optional(models),
+    "Models the canary loads at start-up, as `models` (a contract here must equal the primary's for the same model: one config.pbtxt per model).",
+    {
+      default: "the primary's models",
+    },
+  ),
   replicas: doc(
     v.pipe(
       v.number("must be an integer >= 1"),
@@ -184,12 +376,12 @@ export function hpaBounds(replicas: number, hpa?: { readonly min?: number; reado
  * canary's models (the primary's) are the ones resolveTritonServer applies.
  */
 export function servingGroupRef(g: TritonGroupSettings): ServingGroupRef {
-  const models = g.models ?? [];
+  const models = (g.models ?? []).map(modelNameOf);
   return {
     name: g.name,
     canary: g.canary !== undefined,
     models,
-    canaryModels: g.canary ? (g.canary.models ?? models) : [],
+    canaryModels: g.canary ? (g.canary.models?.map(modelNameOf) ?? models) : [],
     canaryTrafficPercent: g.canary ? g.canary.trafficPercent : 0,
     maxPods: { primary: hpaBounds(g.replicas, g.hpa).max, canary: g.canary ? g.canary.replicas : 0 },
   };
@@ -205,7 +397,11 @@ export const tritonGroupSettings = refined(
       ),
       "Group name: names the StatefulSets `<name>` and `<name>-canary` and their Services (components/contracts.ts tritonName).",
     ),
-    models: doc(v.optional(models), "Models loaded at start-up (one --load-model each); required with explicit model control, refused otherwise."),
+    models: doc(
+      v.optional(models),
+      "Models loaded at start-up (one --load-model each); required with explicit model control, refused otherwise. Each a bare name (the publisher " +
+        "owns its config.pbtxt) or a contract `{name, backend|platform, ...}` whose config.pbtxt the stack renders into the repository.",
+    ),
     modelControlMode: doc(
       v.optional(oneOf(["explicit", "poll", "none"]), "explicit"),
       "--model-control-mode. explicit: only the listed models ever load (nothing appears in production because a folder was copied).",
@@ -338,8 +534,97 @@ export const tritonGroupSettings = refined(
     for (const { index, error } of extraArgsErrors(g.extraArgs, releases.length ? releases : [undefined])) {
       add(["extraArgs", index], `must be a real, current tritonserver flag the group does not already set (${error.message})`);
     }
+    modelContractProblems(g, releases).forEach((p) => add(p.path, p.message));
   },
 );
+
+/** Does the group's command line carry `flag` (as `--flag` or `--flag=...`) through extraArgs? */
+function hasFlag(extraArgs: readonly string[], flag: string): boolean {
+  return extraArgs.some((a) => a === flag || a.startsWith(`${flag}=`));
+}
+
+/**
+ * The rules between a group's model contracts and the rest of the group: GPU indices against the
+ * pod's GPUs, the queue delay against the queue-time budget the HPA scales on, the backend against
+ * the releases the group (and its canary) run, the cache and rate limiter against the server's flags,
+ * and one contract per model between the primary's and the canary's lists. Each names every key involved.
+ */
+function modelContractProblems(g: TritonGroupSettings, releases: readonly string[]): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const lists: [(string | number)[], readonly ModelEntry[], readonly string[]][] = [
+    [["models"], g.models ?? [], [releaseOfTag(g.image.tag)]],
+    [["canary", "models"], g.canary?.models ?? [], g.canary ? [releaseOfTag(g.canary.image?.tag ?? g.image.tag)] : []],
+  ];
+  // The canary loading the primary's list runs its contracts on the canary's release too.
+  if (g.canary && !g.canary.models) lists[0][2] = [...new Set([releaseOfTag(g.image.tag), releaseOfTag(g.canary.image?.tag ?? g.image.tag)])];
+  const known = new Set(releases);
+  const seen = new Map<string, { at: string; contract: ModelContract }>();
+  for (const [base, entries, trackReleases] of lists) {
+    entries.forEach((m, i) => {
+      if (typeof m === "string") return;
+      const at = [...base, i];
+      const key = keyPath(at);
+      const prev = seen.get(m.name);
+      if (prev && !sameContract(prev.contract, m))
+        out.push({ path: at, message: `must equal the contract of ${m.name} at ${prev.at}: both render the one config.pbtxt of ${m.name} in the repository` });
+      else if (!prev) seen.set(m.name, { at: key, contract: m });
+      (m.instanceGroups ?? []).forEach((ig, j) => {
+        (ig.gpus ?? []).forEach((gpu, k) => {
+          if (gpu >= g.gpu.count)
+            out.push({
+              path: [...at, "instanceGroups", j, "gpus", k],
+              message: `must be below gpu.count (${g.gpu.count}): the pod sees GPUs 0..${g.gpu.count - 1}`,
+            });
+        });
+        if (ig.rateLimiter?.resources?.length && !hasFlag(g.extraArgs, "--rate-limit"))
+          out.push({
+            path: [...at, "instanceGroups", j, "rateLimiter", "resources"],
+            message: "needs the server's rate limiter (--rate-limit=execution_count in extraArgs): without it Triton ignores the resources",
+          });
+      });
+      const delay = m.dynamicBatching?.maxQueueDelayUs;
+      if (delay !== undefined && delay > g.hpa.targetQueueUs)
+        out.push({
+          path: [...at, "dynamicBatching", "maxQueueDelayUs"],
+          message: `must be at most hpa.targetQueueUs (${g.hpa.targetQueueUs}): a batching delay above the queue-time budget keeps the HPA scaling out`,
+        });
+      if (m.responseCache === true && !hasFlag(g.extraArgs, "--cache-config"))
+        out.push({
+          path: [...at, "responseCache"],
+          message: "needs the server's cache (--cache-config=local,size=<bytes> in extraArgs): without it Triton refuses to load the model",
+        });
+      const backend = backendNeeded(m);
+      for (const release of trackReleases) {
+        if (backend === undefined || !known.has(release)) continue;
+        if (!TRITON_BACKENDS_OF_RELEASE[release]?.includes(backend)) {
+          const which = m.backend !== undefined ? "backend" : "platform";
+          const tagKey = base[0] === "canary" || release !== releaseOfTag(g.image.tag) ? "canary.image.tag" : "image.tag";
+          out.push({
+            path: [...at, which],
+            message: `must be a backend the ${tagKey} release ${release} ships (${TRITON_BACKENDS_OF_RELEASE[release]?.join(", ")}; components/upstream/triton-backends.ts)`,
+          });
+        }
+      }
+    });
+  }
+  return out;
+}
+
+/** Two contracts render the same config.pbtxt. */
+export function sameContract(a: DeepReadonly<ModelContract>, b: DeepReadonly<ModelContract>): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(x: unknown): string {
+  if (Array.isArray(x)) return `[${x.map(canonicalJson).join(",")}]`;
+  if (x && typeof x === "object")
+    return `{${Object.keys(x)
+      .filter((k) => (x as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((x as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(x);
+}
 
 /** A group's settings with every default applied (what the stack config holds per group). */
 export type TritonGroupSettings = v.InferOutput<typeof tritonGroupSettings>;
@@ -354,7 +639,23 @@ export const tritonSection = doc(
       refined(list(tritonGroupSettings, { min: 1, what: "serving group" }), (groups, ctx) => {
         // One Set pass: no per-pair comparison, so 100 groups cost 10× what 10 do.
         const names = new Map<string, number>();
+        const contracts = new Map<string, { at: (string | number)[]; contract: ModelContract }>();
         groups.forEach((g, i) => {
+          for (const [base, entries] of [
+            [["models"], g.models ?? []],
+            [["canary", "models"], g.canary?.models ?? []],
+          ] as const) {
+            entries.forEach((m, j) => {
+              if (typeof m === "string") return;
+              const prev = contracts.get(m.name);
+              if (!prev) contracts.set(m.name, { at: [i, ...base, j], contract: m });
+              else if (prev.at[0] !== i && !sameContract(prev.contract, m))
+                ctx.addIssue({
+                  path: [i, ...base, j],
+                  message: `must equal the contract of ${m.name} in groups[${prev.at[0]}] (${keyPath(prev.at.slice(1))}): both groups read the one config.pbtxt of ${m.name}`,
+                });
+            });
+          }
           for (const n of g.canary ? [tritonName(g.name, "primary"), tritonName(g.name, "canary")] : [tritonName(g.name, "primary")]) {
             const prev = names.get(n);
             if (prev !== undefined) ctx.addIssue({ path: [i, "name"], message: `must be unique: ${n} is also used by groups[${prev}]` });
@@ -419,6 +720,8 @@ export type ResolvedTritonServer = DeepReadonly<
     readonly hpa: { readonly min: number; readonly max: number; readonly targetQueueUs: number };
     /** Primary first, then the canary when configured. */
     readonly tracks: readonly ResolvedTrack[];
+    /** The model contracts of the group's tracks, one per model (the canary's after the primary's): the config.pbtxt files the stack renders. */
+    readonly contracts: readonly DeepReadonly<ModelContract>[];
   };
 
 /** An image reference repository:tag[@digest]. */
@@ -448,8 +751,12 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
     );
   const { hpa, canary, image, models: primaryModels, ...rest } = s;
   // No models listed (poll or none model control): the pods load none at start-up.
-  const models = primaryModels ?? [];
+  const entries = primaryModels ?? [];
+  const models = entries.map(modelNameOf);
+  const contracts = new Map<string, ModelContract>();
+  for (const m of [...entries, ...(canary?.models ?? [])]) if (typeof m !== "string" && !contracts.has(m.name)) contracts.set(m.name, m);
   return {
+    contracts: [...contracts.values()],
     ...rest,
     namespace,
     labels,
@@ -469,7 +776,7 @@ export function resolveTritonServer(args: TritonServerArgs): ResolvedTritonServe
               // Its own image when given, else the primary's.
               image: canaryImageRef(s) ?? imageRef(image),
               release: releaseOfTag(canary.image?.tag ?? image.tag),
-              models: canary.models ?? models,
+              models: canary.models?.map(modelNameOf) ?? models,
               replicas: canary.replicas,
               ...(canary.rollout ? { rollout: canary.rollout } : {}),
             } as const,

@@ -16,6 +16,7 @@ const DOMAINS: readonly (readonly Rule[])[] = [
   (require("./model-repository") as typeof import("./model-repository")).rules,
   (require("./monitoring") as typeof import("./monitoring")).rules,
   (require("./triton") as typeof import("./triton")).rules,
+  (require("./models") as typeof import("./models")).rules,
   (require("./firewall") as typeof import("./firewall")).rules,
   (require("./gateway") as typeof import("./gateway")).rules,
   (require("./workloads") as typeof import("./workloads")).rules,

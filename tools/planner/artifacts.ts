@@ -4,6 +4,8 @@
 //   helm/<release>.values.yaml         each Helm release's values
 //   triton/<statefulset>.args.txt      each serving StatefulSet's tritonserver command line
 //                                      (<group>.args.txt, <group>-canary.args.txt)
+//   models/<group>/<model>/config.pbtxt each contracted model's config (the S3 object the stack writes),
+//                                      under every serving group whose StatefulSets load it
 //   graph.md                           the dependency graph (Mermaid, which GitHub renders)
 // Cheap by design (it runs in every plan): one pass over the resources, a few small files.
 import * as fs from "node:fs";
@@ -39,6 +41,35 @@ export function tritonCommandLines(resources: readonly RecordedResource[]): { na
     if (!c) continue;
     const words = [...(c.command ?? []), ...(c.args ?? [])].map((w) => shellWord(String(w)));
     out.push({ name: String(r.props.metadata?.name ?? r.name), text: words.join(" \\\n  ") + "\n" });
+  }
+  return out;
+}
+
+const CONFIG_FILE = "config.pbtxt";
+
+/**
+ * The config.pbtxt objects the stack writes (aws S3 BucketObjectv2 with key …/<model>/config.pbtxt),
+ * each under the serving groups (StatefulSet label app.kubernetes.io/instance) whose tritonserver loads the model.
+ */
+export function modelConfigFiles(resources: readonly RecordedResource[]): { group: string; model: string; text: string }[] {
+  const loads = new Map<string, Set<string>>();
+  for (const r of resources) {
+    if (r.type !== "kubernetes:apps/v1:StatefulSet") continue;
+    const group = r.props.metadata?.labels?.["app.kubernetes.io/instance"] as string | undefined;
+    const containers = (r.props.spec?.template?.spec?.containers ?? []) as { args?: string[] }[];
+    for (const c of containers)
+      for (const a of c.args ?? []) {
+        const m = /^--load-model=(.+)$/.exec(String(a));
+        if (m && group) loads.set(m[1], new Set([...(loads.get(m[1]) ?? []), group]));
+      }
+  }
+  const out: { group: string; model: string; text: string }[] = [];
+  for (const r of resources) {
+    if (r.type !== "aws:s3/bucketObjectv2:BucketObjectv2" || typeof r.props.content !== "string") continue;
+    const parts = String(r.props.key ?? "").split("/");
+    if (parts.length < 2 || parts[parts.length - 1] !== CONFIG_FILE) continue;
+    const model = parts[parts.length - 2];
+    for (const group of loads.get(model) ?? []) out.push({ group, model, text: r.props.content });
   }
   return out;
 }
@@ -98,6 +129,8 @@ export function dependencyGraph(stack: string, resources: readonly RecordedResou
   ].join("\n");
 }
 
+const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, "_");
+
 /** Write the artifacts of a stack into `outDir`; returns their paths relative to it. */
 export function writeArtifacts(outDir: string, resources: readonly RecordedResource[]): string[] {
   const written: string[] = [];
@@ -105,6 +138,12 @@ export function writeArtifacts(outDir: string, resources: readonly RecordedResou
     fs.writeFileSync(path.join(outDir, rel), text);
     written.push(rel);
   };
+  fs.rmSync(path.join(outDir, "models"), { recursive: true, force: true });
+  for (const f of modelConfigFiles(resources)) {
+    const dir = path.join("models", safe(f.group), safe(f.model));
+    fs.mkdirSync(path.join(outDir, dir), { recursive: true });
+    put(path.join(dir, CONFIG_FILE), f.text);
+  }
   for (const d of ["helm", "triton"]) {
     fs.rmSync(path.join(outDir, d), { recursive: true, force: true });
     fs.mkdirSync(path.join(outDir, d), { recursive: true });
