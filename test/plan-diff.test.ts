@@ -384,6 +384,31 @@ describe("plan diff of crafted resources (pure)", () => {
     assert.ok(!replacePaths("pulumi:providers:kubernetes").includes("metadata.name"));
   });
 
+  it("diffs base64 of text (a launch template's user data) as the decoded documents' lines; other base64 stays as it is", () => {
+    const doc = (grace: string) => `MIME-Version: 1.0\n\nspec:\n  kubelet:\n    config:\n      shutdownGracePeriod: ${grace}\n${"# tuning line\n".repeat(12)}`;
+    const b64 = (t: string | Buffer) => Buffer.from(t).toString("base64");
+    const [c] = diffProps({ userData: b64(doc("45s")) }, { userData: b64(doc("160s")) });
+    assert.equal(c.decoded, "base64");
+    assert.deepEqual(
+      c.lines?.filter((l) => /^[-+] /.test(l)),
+      ["-       shutdownGracePeriod: 45s", "+       shutdownGracePeriod: 160s"],
+    );
+    assert.match(
+      formatDiffText({
+        stack: "s",
+        base: "b",
+        counts: countChanges([]),
+        config: [],
+        resources: [{ op: "update", type: "aws:ec2/launchTemplate:LaunchTemplate", name: "gpu", urn: "u", changes: [c] } as ResourceChange],
+      }),
+      /userData: \(base64, decoded\)/,
+    );
+    // Binary (gzip, random bytes) and a base64-looking token are not text: shown as they are.
+    const binary = (seed: number) => b64(Buffer.from(Array.from({ length: 120 }, (_, i) => (i * 37 + seed) % 256)));
+    const [bin] = diffProps({ v: binary(1) }, { v: binary(2) });
+    assert.equal(bin.decoded, undefined);
+  });
+
   it("line-diffs embedded JSON pretty-printed", () => {
     const d = lineDiff(
       JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject" }] }),

@@ -44,6 +44,8 @@ export interface PropertyChange {
   secret?: true;
   /** A line diff for long or multi-line strings (embedded YAML/JSON), lines prefixed "+ ", "- ", "  ". */
   lines?: string[];
+  /** Both sides were base64 of text (an EC2 launch template's userData): `lines` diffs the decoded text. */
+  decoded?: "base64";
   /** This change is (part of) what forces the replacement. */
   forcesReplacement?: true;
   /** `pulumi up` leaves this property alone (ignoreChanges): why, for the reader. */
@@ -211,6 +213,23 @@ function embeddedJson(v: unknown): object | undefined {
   } catch {
     return undefined;
   }
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The text a long base64 value encodes (an EC2 user data document, a gzip-free config), when it is
+ * exactly that: canonical base64 of UTF-8 with no control characters but tab and line ends.
+ * Anything else (binary, a hash, a token) stays as it is.
+ */
+export function base64Text(v: unknown): string | undefined {
+  if (typeof v !== "string" || v.length <= LONG_VALUE || v.length % 4 !== 0 || !BASE64.test(v)) return undefined;
+  const bytes = Buffer.from(v, "base64");
+  if (bytes.toString("base64") !== v) return undefined;
+  const text = bytes.toString("utf8");
+  // eslint-disable-next-line no-control-regex
+  if (!Buffer.from(text, "utf8").equals(bytes) || /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) return undefined;
+  return text;
 }
 
 function isLong(v: unknown): v is string {
@@ -382,8 +401,14 @@ export function diffProps(
     }
     if (typeof a === "object" || typeof b === "object" || JSON.stringify(a) !== JSON.stringify(b)) {
       const c: PropertyChange = { path: formatPath(shown), kind: "change", old: a, new: b, at };
+      const [ta, tb] = [base64Text(a), base64Text(b)];
+      // Base64 of text on both sides (user data): a reviewer reads the documents' line diff, not two blobs.
+      if (ta !== undefined && tb !== undefined) {
+        c.lines = lineDiff(ta, tb);
+        c.decoded = "base64";
+      }
       // A non-string side (a string that became an object) shows as its JSON, not "[object Object]".
-      if (isLong(a) || isLong(b)) c.lines = lineDiff(typeof a === "string" ? a : JSON.stringify(a), typeof b === "string" ? b : JSON.stringify(b));
+      else if (isLong(a) || isLong(b)) c.lines = lineDiff(typeof a === "string" ? a : JSON.stringify(a), typeof b === "string" ? b : JSON.stringify(b));
       out.push(c);
     }
   };
@@ -804,7 +829,8 @@ function propertyText(p: PropertyChange, r: ResourceChange): string[] {
   const flag = p.forcesReplacement && !r.contentHashed ? "  [forces replacement]" : "";
   const ignored = p.ignored ? ` — ignored: ${p.ignored}` : "";
   const at = displayPath(p.path);
-  if (p.lines) return [`        ${at}:${flag}${ignored}`, ...p.lines.map((l) => `          ${l}`)];
+  const decoded = p.decoded ? " (base64, decoded)" : "";
+  if (p.lines) return [`        ${at}:${decoded}${flag}${ignored}`, ...p.lines.map((l) => `          ${l}`)];
   if (p.secret) return [`        ${at}: ${MASK} → ${MASK} (secret changed)${flag}${ignored}`];
   if (isBlock(p.old) || isBlock(p.new)) {
     const out = [`        ${at}: ${p.kind === "add" ? "added" : p.kind === "remove" ? "removed" : "changed"}${flag}${ignored}`];

@@ -121,7 +121,7 @@ function valueBlocks(changes: readonly ResourceChange[]): string[] {
   for (const r of changes) {
     for (const p of mergeRepeated(r.changes)) {
       const first = p.over ? ` (the first of ${p.over.values.length}: ${p.over.id}=${p.over.values[0]}; the others alike)` : "";
-      const head = `**${cell(r.name)}** ${code(displayPath(p.path))}${first}${p.forcesReplacement && !r.contentHashed ? " (forces replacement)" : ""}${p.ignored ? ` (ignored: ${p.ignored})` : ""}`;
+      const head = `**${cell(r.name)}** ${code(displayPath(p.path))}${p.decoded ? " (base64, decoded)" : ""}${first}${p.forcesReplacement && !r.contentHashed ? " (forces replacement)" : ""}${p.ignored ? ` (ignored: ${p.ignored})` : ""}`;
       if (p.lines) {
         out.push("", head, "", ...fenced("diff", p.lines.map((l) => (l.startsWith("  …") ? "  …" : l)).join("\n")));
       } else if (!p.secret && (isBlock(p.old) || isBlock(p.new))) {
