@@ -6,7 +6,8 @@ import type { CheckContext } from "../lib/schema";
 import { DCGM_SCRAPED_BY_MONITORING, MONITORING_NAMESPACE, NODE_EXPORTER_NAMESPACE } from "../components/contracts";
 import { checkTritonImages } from "../components/gpu/compatibility";
 import { isGpuAmiType } from "../components/upstream/eks";
-import { canaryImageRef, imageRef, tritonShutdownProblems } from "../components/triton/schema";
+import { canaryImageRef, gpuMemoryDemand, imageRef, tritonShutdownProblems } from "../components/triton/schema";
+import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
 import { longestRequestSeconds } from "../components/gateway/envoy-config";
 import { zonesNotOfRegion } from "../components/cluster/schema";
 import { DCGM_EXPORTER_BY_OPERATOR, dcgmLabels } from "../components/upstream/dcgm";
@@ -181,6 +182,36 @@ export const CROSS_SECTION_RULES: readonly CrossSectionRule[] = [
       )) {
         ctx.addIssue({ path: images[p.index].path, message: `is incompatible with gpu.amiType: ${p.message}` });
       }
+    },
+  },
+  {
+    key: "triton.groups[].models[].gpuMemoryPerInstance",
+    doc:
+      "the instances on each GPU × their gpuMemoryPerInstance, plus cudaMemoryPoolByteSize, must fit the memory of the group's GPU " +
+      "(the smallest among gpu.instanceTypes that carry gpu.type)",
+    check: (cfg, ctx) => {
+      const types = cfg.gpu.instanceTypes.map(gpuInstanceType).filter((t) => t !== undefined);
+      cfg.triton.groups.forEach((g, i) => {
+        const carriers = types.filter((t) => t.gpuLabel === g.gpu.type);
+        if (carriers.length === 0) return; // triton.groups[].gpu.type's own rule reports it
+        const smallest = carriers.reduce((a, t) => (t.gpuMemoryMiB < a.gpuMemoryMiB ? t : a));
+        for (const track of g.canary ? (["primary", "canary"] as const) : (["primary"] as const)) {
+          if (track === "canary" && !g.canary?.models) continue; // the canary loads the primary's list: the same demand
+          for (const d of gpuMemoryDemand(g, track)) {
+            if (d.mib <= smallest.gpuMemoryMiB) continue;
+            const gi = (mib: number) => `${Math.round((mib / 1024) * 100) / 100}Gi`;
+            const who = d.models.map((m) => `${m.name} ${m.instances} × ${gi(m.mibEach)}`).join(", ");
+            const last = d.models[d.models.length - 1];
+            ctx.addIssue({
+              path: ["triton", "groups", i, ...last.path],
+              message:
+                `with the other instances on GPU ${d.gpu} of a ${track} pod must fit its ${gi(smallest.gpuMemoryMiB)} (${g.gpu.type}, ${smallest.name}): ` +
+                `${who} + cudaMemoryPoolByteSize ${gi(g.cudaMemoryPoolByteSize / 1024 / 1024)} = ${gi(d.mib)}; ` +
+                "lower instanceGroups[].count or spread instances over more GPUs (gpu.count, instanceGroups[].gpus), or use a GPU with more memory",
+            });
+          }
+        }
+      });
     },
   },
   ...(["exitTimeoutSecs", "terminationGracePeriodSeconds"] as const).map((k): CrossSectionRule => ({

@@ -5,6 +5,8 @@
 import { strict as assert } from "node:assert";
 import { ConfigError, loadConfig } from "../config";
 import { fixtureConfig } from "./support/stacks";
+import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
+import { renderContract } from "../components/triton/model-config";
 
 const KEY = "triton-platform:triton";
 const AT = "triton-platform:triton.groups[0]";
@@ -205,5 +207,48 @@ describe("model contracts in the stack file", () => {
     };
     fires(second({ ...good(), versionPolicy: { latest: 3 } }), /groups\[1\]\.models\[0\] must equal the contract of resnet50 in groups\[0\] \(models\[0\]\)/);
     silent(second(good()));
+  });
+  // The L4's memory as EC2 reports it (22888 MiB), from the instance facts the check reads.
+  const L4 = `${Math.round((gpuInstanceType("g6.4xlarge")!.gpuMemoryMiB / 1024) * 100) / 100}Gi`;
+
+  it("instances × gpuMemoryPerInstance, plus the CUDA memory pool, fit the GPU's memory (the instance facts' L4)", () => {
+    const gpuFull = new RegExp(
+      String.raw`groups\[0\]\.models\[0\]\.gpuMemoryPerInstance with the other instances on GPU 0 of a primary pod must fit its ${L4} \(nvidia-l4, g6\.4xlarge\): resnet50 2 × 12Gi \+ cudaMemoryPoolByteSize 0\.25Gi = 24\.25Gi`,
+    );
+    fires(
+      withContract((m) => (m.gpuMemoryPerInstance = "12Gi")),
+      gpuFull,
+    );
+    // Two models on one GPU: reported at the last one that states its memory, naming both.
+    fires((g) => {
+      g.models = [
+        { ...good(), instanceGroups: [{ kind: "KIND_GPU", count: 1 }], gpuMemoryPerInstance: "16Gi" },
+        { ...good(), name: "efficientnet_b0", instanceGroups: [{ count: 1 }], gpuMemoryPerInstance: "8Gi" },
+      ];
+    }, /models\[1\]\.gpuMemoryPerInstance .*resnet50 1 × 16Gi, efficientnet_b0 1 × 8Gi \+ cudaMemoryPoolByteSize 0\.25Gi = 24\.25Gi/);
+    // A canary with its own list is checked as its own pod.
+    fires((g) => {
+      g.canary.models = [{ ...good(), gpuMemoryPerInstance: "13Gi" }];
+    }, /groups\[0\]\.canary\.models\[0\]\.gpuMemoryPerInstance .*GPU 0 of a canary pod/);
+    // Variants that fit: two 10Gi instances, instances on the CPU, a smaller pool, no stated memory.
+    silent(withContract((m) => (m.gpuMemoryPerInstance = "10Gi")));
+    silent(withContract((m) => ((m.gpuMemoryPerInstance = "100Gi"), (m.instanceGroups = [{ kind: "KIND_CPU", count: 4 }]))));
+    // The pool counts: 2 × 11366Mi fits the L4 alone, not with the default 256 MiB pool.
+    fires(
+      withContract((m) => (m.gpuMemoryPerInstance = "11366Mi")),
+      /gpuMemoryPerInstance .*cudaMemoryPoolByteSize 0\.25Gi/,
+    );
+    silent((g) => {
+      withContract((m) => (m.gpuMemoryPerInstance = "11366Mi"))(g);
+      g.cudaMemoryPoolByteSize = 0;
+    });
+    silent(withContract());
+  });
+
+  it("gpuMemoryPerInstance is the stack's own key: the rendered config.pbtxt does not carry it", () => {
+    const cfg = loadConfig(prodWith(withContract((m) => (m.gpuMemoryPerInstance = "10Gi"))), "prod");
+    const text = renderContract(cfg.triton.groups[0].models[0] as Exclude<(typeof cfg.triton.groups)[0]["models"][0], string>);
+    assert.match(text, /name: "resnet50"/);
+    assert.doesNotMatch(text, /memory/i);
   });
 });

@@ -270,6 +270,12 @@ export const modelContract = refined(
       v.optional(v.record(str(), v.string("must be a string"), "must be a mapping of string to string")),
       "parameters: backend parameters (string_value each).",
     ),
+    gpuMemoryPerInstance: doc(
+      v.optional(quantity),
+      "The GPU memory one instance takes, as measured (weights, workspace, activations at maxBatchSize), e.g. 3Gi. Not written to " +
+        "config.pbtxt: the plan checks the instances on each GPU × this, plus cudaMemoryPoolByteSize, against the GPU's memory.",
+      { default: "not checked" },
+    ),
   }),
   (m, ctx) => {
     if ((m.backend === undefined) === (m.platform === undefined))
@@ -798,4 +804,49 @@ export function tritonGroupWarnings(r: Pick<ResolvedTritonServer, "name" | "trac
     `serving group ${r.name}: the canary runs Triton ${canary.release} (${canary.image}), older than the primary's ${primary.release} ` +
       `(${primary.image}): promoting it would downgrade Triton and may drop security fixes (canary.image.tag)`,
   ];
+}
+
+/** The GPU memory a pod's contracted instances take, per GPU index (MiB), and who takes it: for the capacity check. */
+export interface GpuMemoryDemand {
+  readonly gpu: number;
+  readonly mib: number;
+  /** Each contributing model: its key path (relative to the group), instances on this GPU, MiB each. */
+  readonly models: readonly { readonly path: (string | number)[]; readonly name: string; readonly instances: number; readonly mibEach: number }[];
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Per GPU of one pod of a track, the memory its contracted models' instances take where they state
+ * gpuMemoryPerInstance, plus the CUDA memory pool Triton reserves on every GPU. Instances follow
+ * Triton's placement: an instance group without `gpus` puts `count` instances on every GPU of the
+ * pod, one with `gpus` on each listed GPU; KIND_CPU and KIND_MODEL take none; no instance group is
+ * one instance per GPU.
+ */
+export function gpuMemoryDemand(g: TritonGroupSettings, track: "primary" | "canary"): GpuMemoryDemand[] {
+  const base: (string | number)[] = track === "canary" && g.canary?.models ? ["canary", "models"] : ["models"];
+  const entries = (track === "canary" ? (g.canary?.models ?? g.models) : g.models) ?? [];
+  const gpus = Array.from({ length: g.gpu.count }, (_, i) => ({
+    gpu: i,
+    mib: g.cudaMemoryPoolByteSize / MIB,
+    models: [] as GpuMemoryDemand["models"][number][],
+  }));
+  entries.forEach((m, i) => {
+    if (typeof m === "string" || m.gpuMemoryPerInstance === undefined) return;
+    const mibEach = quantityValue(m.gpuMemoryPerInstance) / MIB;
+    const perGpu = new Map<number, number>();
+    for (const ig of m.instanceGroups ?? [{}]) {
+      const kind = (ig as { kind?: string }).kind;
+      if (kind === "KIND_CPU" || kind === "KIND_MODEL") continue;
+      const on = (ig as { gpus?: readonly number[] }).gpus ?? gpus.map((x) => x.gpu);
+      for (const k of on) perGpu.set(k, (perGpu.get(k) ?? 0) + ((ig as { count?: number }).count ?? 1));
+    }
+    for (const [k, n] of perGpu) {
+      const slot = gpus[k];
+      if (!slot) continue; // an index past gpu.count: the GPU-index rule reports it
+      slot.mib += n * mibEach;
+      slot.models.push({ path: [...base, i, "gpuMemoryPerInstance"], name: m.name, instances: n, mibEach });
+    }
+  });
+  return gpus.filter((x) => x.models.length > 0);
 }
