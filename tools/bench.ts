@@ -102,18 +102,21 @@ export function planArgs(root: string, stack: string): string[] {
  * The prod stack with `n` serving groups: copies of its first group under new names (the
  * first keeps its name, which the gateway's defaultGroup names), on `n` times its GPU nodes.
  * With `modelsPerGroup`, each group loads that many models of its own (`<model>_<group>_<j>`,
- * cycling through the template's model names), so the gateway routes groups × models names.
+ * cycling through the template's models, contracts kept), so the gateway routes groups × models names.
  */
 export function scaledProdStack(n: number, modelsPerGroup?: number): string {
   const doc = yaml.load(fs.readFileSync(path.join(ROOT, "Pulumi.prod.yaml"), "utf8")) as { config: Record<string, any> };
   const triton = doc.config["triton-platform:triton"];
   const [template] = triton.groups;
-  const names: string[] = template.models ?? [];
+  // A model entry is a bare name or a contract (a mapping with its name): copies keep the contract under the new name.
+  const entries: (string | { name: string })[] = template.models ?? [];
+  const renamed = (e: string | { name: string }, suffix: string) =>
+    typeof e === "string" ? `${e}${suffix}` : { ...structuredClone(e), name: `${e.name}${suffix}` };
   triton.groups = Array.from({ length: n }, (_, i) => ({
     ...structuredClone(template),
     name: i === 0 ? template.name : `${template.name}-${String(i).padStart(3, "0")}`,
-    ...(modelsPerGroup !== undefined && names.length > 0
-      ? { models: Array.from({ length: modelsPerGroup }, (_, j) => `${names[j % names.length]}_${i}_${j}`) }
+    ...(modelsPerGroup !== undefined && entries.length > 0
+      ? { models: Array.from({ length: modelsPerGroup }, (_, j) => renamed(entries[j % entries.length], `_${i}_${j}`)) }
       : {}),
   }));
   // As many GPU nodes per group as the stack gives its one group, or the capacity plan refuses the stack.
