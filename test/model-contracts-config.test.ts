@@ -247,7 +247,9 @@ describe("model contracts in the stack file", () => {
 
   it("gpuMemoryPerInstance is the stack's own key: the rendered config.pbtxt does not carry it", () => {
     const cfg = loadConfig(prodWith(withContract((m) => (m.gpuMemoryPerInstance = "10Gi"))), "prod");
-    const text = renderContract(cfg.triton.groups[0].models[0] as Exclude<(typeof cfg.triton.groups)[0]["models"][0], string>);
+    const m = cfg.triton.groups[0].models?.[0];
+    assert.ok(m !== undefined && typeof m !== "string", "the first model is a contract");
+    const text = renderContract(m);
     assert.match(text, /name: "resnet50"/);
     assert.doesNotMatch(text, /memory/i);
   });

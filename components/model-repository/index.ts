@@ -94,6 +94,13 @@ export class ModelRepository extends pulumi.ComponentResource {
 
   /** The config.pbtxt objects the stack owns, by model. */
   readonly modelConfigObjects: Readonly<Record<string, s3.BucketObjectv2>> = {};
+  /**
+   * What a serving pod needs before it starts (the ServiceAccount; the reader role's policy, or the
+   * EFS claim), without the rest of the repository (its hardening, replication, publisher): a
+   * dependsOn on the whole component expands to every child, 1,000 config objects at 100 groups.
+   * A pod also waits for its own models' config objects (modelConfigObjects).
+   */
+  readonly podPrerequisites: readonly pulumi.Resource[];
 
   constructor(name: string, componentArgs: ModelRepositoryComponentArgs, opts?: pulumi.ComponentResourceOptions) {
     super("triton-platform:model-repository:ModelRepository", name, {}, opts);
@@ -120,6 +127,7 @@ export class ModelRepository extends pulumi.ComponentResource {
     }
 
     let serviceAccountRoleArn: pulumi.Output<string> | undefined;
+    const podNeeds: pulumi.Resource[] = [];
     let env: ModelRepositoryBinding["env"] = [];
     let volume: ModelRepositoryBinding["volume"];
 
@@ -193,7 +201,7 @@ export class ModelRepository extends pulumi.ComponentResource {
           readerTrustPolicyJson({ partition: p, accountId: account, issuerUrl, namespace: ns, serviceAccount: r.serviceAccountName }),
         );
       const reader = new iam.Role(`${name}-reader`, readerRoleArgs(readerTrust), parent);
-      new iam.RolePolicy(`${name}-reader`, { role: reader.id, policy: access.apply((a) => JSON.stringify(modelReadPolicy(a))) }, parent);
+      podNeeds.push(new iam.RolePolicy(`${name}-reader`, { role: reader.id, policy: access.apply((a) => JSON.stringify(modelReadPolicy(a))) }, parent));
       serviceAccountRoleArn = reader.arn;
       this.readerRoleArn = reader.arn;
 
@@ -271,10 +279,12 @@ export class ModelRepository extends pulumi.ComponentResource {
       this.fileSystemId = fileSystem.id;
       this.uri = pulumi.output(EFS_MOUNT_PATH);
       volume = { claimName: claim.metadata.name, mountPath: EFS_MOUNT_PATH };
+      podNeeds.push(claim);
     }
 
     const sa = tritonServiceAccount<pulumi.Input<string>>({ name: r.serviceAccountName, namespace, labels: r.labels, roleArn: serviceAccountRoleArn });
     this.serviceAccount = new k8s.core.v1.ServiceAccount(`${name}-sa`, sa, parent);
+    this.podPrerequisites = [this.serviceAccount, ...podNeeds];
 
     this.binding = {
       uri: this.uri,

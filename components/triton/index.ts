@@ -105,6 +105,16 @@ export class TritonServer extends pulumi.ComponentResource {
   }
 }
 
+/** The config.pbtxt objects of the contracted models a group loads (primary and canary lists). */
+type ModelList = readonly (string | { readonly name: string })[];
+function groupConfigObjects(
+  g: { readonly models?: ModelList; readonly canary?: { readonly models?: ModelList } },
+  repo: { readonly modelConfigObjects: Readonly<Record<string, pulumi.Resource>> },
+): pulumi.Resource[] {
+  const names = new Set([...(g.models ?? []), ...(g.canary?.models ?? [])].flatMap((m) => (typeof m === "string" ? [] : [m.name])));
+  return [...names].map((n) => repo.modelConfigObjects[n]).filter((o) => o !== undefined);
+}
+
 /** The resources a dependsOn option names, as a list (it may be one resource, a list or an Input of either). */
 function dependsOnList(d: pulumi.ComponentResourceOptions["dependsOn"]): pulumi.Input<pulumi.Resource>[] {
   if (d === undefined) return [];
@@ -179,8 +189,9 @@ export const tritonComponent: ComponentDescriptor = {
               // The gateway's longest route timeout: the pods' termination covers it (tritonShutdown).
               longestRequestSeconds: longestRequestSeconds(ctx.settings.gateway),
             },
-            // The repository's ServiceAccount (and claim) must exist before pods reference them.
-            { ...k8sOpts, dependsOn: [servingNs, tritonPriority, modelRepository] },
+            // The repository's ServiceAccount, read access (or claim) and this group's model configs
+            // exist before its pods start (they read the configs at load); not the whole repository.
+            { ...k8sOpts, dependsOn: [servingNs, tritonPriority, ...modelRepository.podPrerequisites, ...groupConfigObjects(g, modelRepository)] },
           ),
         { namespace: "triton.namespace", zoneCount: "cluster.zones", longestRequestSeconds: "gateway.inferTimeoutSeconds" },
       ),
