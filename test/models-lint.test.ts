@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { main, parseForLint } from "../tools/models";
 import { runMain } from "../tools/planner/cli";
-import { TRITON_MODEL_CONFIG_FIELD_NAMES } from "../components/upstream/triton-model-config-names";
+import { TRITON_MODEL_CONFIG_FIELD_NAMES, TRITON_MODEL_CONFIG_ONEOFS } from "../components/upstream/triton-model-config-names";
 import { MODEL_CONFIG_MESSAGES, MODEL_CONFIG_PROTO_OF_RELEASE } from "../components/upstream/triton-model-config";
 import { ROOT } from "./helpers";
 import { fixtureYaml } from "./support/stacks";
@@ -195,6 +195,14 @@ describe("the lint's field names and parser agree with Triton's model_config.pro
       for (const file of protoFiles()) Object.keys(loadProto(file).lookupType(`inference.${message}`).fields).forEach((f) => union.add(f));
       assert.deepEqual([...names].sort(), [...union].sort(), message);
     }
+    for (const file of protoFiles()) {
+      const oneofs = loadProto(file).lookupType("inference.ModelConfig").oneofs ?? {};
+      assert.deepEqual(
+        Object.fromEntries(Object.entries(oneofs).map(([k, o]) => [k, [...o.oneof].sort()])),
+        Object.fromEntries(Object.entries(TRITON_MODEL_CONFIG_ONEOFS).map(([k, m]) => [k, [...m].sort()])),
+        file,
+      );
+    }
     for (const [message, fields] of Object.entries(MODEL_CONFIG_MESSAGES))
       for (const f of fields) assert.ok(TRITON_MODEL_CONFIG_FIELD_NAMES[message]?.includes(f.name), `${message}.${f.name}`);
   });
@@ -213,6 +221,8 @@ describe("the lint's field names and parser agree with Triton's model_config.pro
     ["a field set twice", `name: "a"\nname: "b"\n`],
     ["both of a oneof", `version_policy { latest { num_versions: 1 } all { } }\n`],
     ["an unclosed block", `dynamic_batching {\n`],
+    ["a skipped field and a table field of one oneof", `dynamic_batching { }\nsequence_batching { max_sequence_idle_microseconds: 5 }\n`],
+    ["a skipped field of a oneof alone", `sequence_batching { max_sequence_idle_microseconds: 5 }\n`],
   ];
   for (const [what, text] of CASES) {
     it(`${what}: the lint parses it exactly when protoc --encode accepts it`, function () {

@@ -18,7 +18,7 @@ import { checkSettings } from "../lib/schema";
 import { show } from "../lib/errors";
 import { parseModelConfig, PbtxtError, type PbMessage } from "../components/triton/model-config";
 import { modelContract, modelContractProblems, modelNameOf, releaseOfTag, type ModelEntry, type TritonGroupSettings } from "../components/triton/schema";
-import { TRITON_MODEL_CONFIG_FIELD_NAMES } from "../components/upstream/triton-model-config-names";
+import { TRITON_MODEL_CONFIG_FIELD_NAMES, TRITON_MODEL_CONFIG_ONEOFS } from "../components/upstream/triton-model-config-names";
 import { TRITON_BACKENDS_OF_RELEASE } from "../components/upstream/triton-backends";
 
 const USAGE = "usage: npm run models -- lint DIR [--stack NAME] [--release YY.MM] [--format text|json|markdown | --json]\n";
@@ -138,7 +138,17 @@ export function parseForLint(text: string, file: string): { message: PbMessage; 
   let src = text;
   for (;;) {
     try {
-      return { message: parseModelConfig(src, file), skipped };
+      const message = parseModelConfig(src, file);
+      // A skipped field of ModelConfig against the other members of its oneof (protoc refuses both set).
+      for (const [oneof, members] of Object.entries(TRITON_MODEL_CONFIG_ONEOFS)) {
+        const set = [
+          ...members.filter((f) => message[f] !== undefined),
+          ...skipped.filter((s) => s.field.startsWith("ModelConfig.") && members.includes(s.field.slice(12))).map((s) => s.field.slice(12)),
+        ];
+        const last = [...skipped].reverse().find((s) => set.includes(s.field.slice(12)) && s.field.startsWith("ModelConfig."));
+        if (set.length > 1 && last) throw new PbtxtError(file, last.line, last.column, `${set.join(" and ")} are both set: they are one of ${oneof}, set one`);
+      }
+      return { message, skipped };
     } catch (e) {
       if (!(e instanceof PbtxtError)) throw e;
       const m = /^unknown field "([A-Za-z0-9_]+)" of inference\.([A-Za-z.]+) /.exec(e.reason);

@@ -59,3 +59,12 @@ export const TRITON_MODEL_CONFIG_FIELD_NAMES: Readonly<Record<string, readonly s
   "ModelVersionPolicy.Specific": ["versions"],
   "ModelVersionPolicy.All": [],
 };
+
+/**
+ * The oneofs of ModelConfig, every member (the proto's `oneof`): the lint's parser checks the
+ * table's members, but a skipped field (sequence_batching, ensemble_scheduling) can collide with
+ * dynamic_batching, which protoc refuses. The other messages' oneofs hold table fields only.
+ */
+export const TRITON_MODEL_CONFIG_ONEOFS: Readonly<Record<string, readonly string[]>> = {
+  scheduling_choice: ["dynamic_batching", "sequence_batching", "ensemble_scheduling"],
+};
