@@ -555,7 +555,7 @@ function hasFlag(extraArgs: readonly string[], flag: string): boolean {
  * the releases the group (and its canary) run, the cache and rate limiter against the server's flags,
  * and one contract per model between the primary's and the canary's lists. Each names every key involved.
  */
-function modelContractProblems(g: TritonGroupSettings, releases: readonly string[]): { path: (string | number)[]; message: string }[] {
+export function modelContractProblems(g: TritonGroupSettings, releases: readonly string[]): { path: (string | number)[]; message: string }[] {
   const out: { path: (string | number)[]; message: string }[] = [];
   const lists: [(string | number)[], readonly ModelEntry[], readonly string[]][] = [
     [["models"], g.models ?? [], [releaseOfTag(g.image.tag)]],
