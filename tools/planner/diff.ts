@@ -132,6 +132,8 @@ export interface StackDiff {
   baseError?: string;
   /** The GPU nodes' monthly on-demand cost, base → head, and its line ("+$1,323/month at minimum, ..."): config/cost.ts. */
   cost?: CostDelta & { text: string };
+  /** The project's own plain-words lines about the change (Project.changes): shown under "What changes". */
+  notes?: { text: string; keys: string[] }[];
 }
 
 /** Strings longer than this, or with a newline, are shown as a line diff. */

@@ -329,7 +329,7 @@ export function stackMarkdown(r: StackReport, diff?: StackDiff, opts: MarkdownOp
     );
   if (impact) lines.push(...impactLines(impact));
   if (diff && !diff.baseError) {
-    const meanings = plainChanges(diff);
+    const meanings = [...plainChanges(diff), ...(diff.notes ?? [])];
     if (meanings.length) {
       lines.push("", "**What changes**", "");
       for (const m of meanings) lines.push(`- ${text(m.text)} (${m.keys.map(code).join(", ")})`);

@@ -45,6 +45,18 @@ export interface Project {
   capacity?(stack: StackConfig): CapacityPlan;
   /** Sections printed first in each stack's report (the summary), after the planner's REPORT_SECTIONS; see report.ts. */
   sections?: readonly SectionBuilder[];
+  /**
+   * The project's own lines for a stack's "What changes" in the comment (a canary's rollout
+   * stage moved, say), from the base's and the head's stack config (base undefined: a new
+   * stack); each line with the stack-file keys it reads. Called by compareStack.
+   */
+  changes?(base: StackConfig | undefined, head: StackConfig): readonly ChangeLine[];
+}
+
+/** A line of plain words about a change, with the stack-file keys it comes from. */
+export interface ChangeLine {
+  text: string;
+  keys: string[];
 }
 
 /** The project at `root`, laid out as this repository is (the repository itself, a base-revision worktree, a temp copy). */
@@ -83,6 +95,13 @@ export function projectAt(root: string): Project {
     // components/registry.ts, composed by the project's config/summary.ts, loaded by path like
     // the program) and the GPU cost as data, rendered with the planner's policy row by
     // ./summary.ts. Loaded on first use, after the program has run: it shares the modules the program compiled.
+    // A moved canary stage: the new stage's exposure and its gates with the resolved numbers
+    // (config/rollout-change.ts, loaded by path like the program's config).
+    changes: (base, head) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- the project's module, by path, as the program loads it
+      const { stageChanges } = require(path.join(root, "config", "rollout-change")) as typeof import("../../config/rollout-change");
+      return stageChanges(base, head);
+    },
     sections: [
       (input) => {
         /* eslint-disable @typescript-eslint/no-require-imports -- the project's modules, by path, as the program loads them */
