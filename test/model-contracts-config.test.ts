@@ -3,8 +3,9 @@
 // fires on several breaks, naming the stack-file key path, the rule and the value, and stays silent
 // on reasonable variants. Bare names stay what they were.
 import { strict as assert } from "node:assert";
-import { ConfigError, loadConfig } from "../config";
+import { loadConfig } from "../config";
 import { fixtureConfig } from "./support/stacks";
+import { prodWith, problems } from "./support/config-problems";
 import { gpuInstanceType } from "../components/upstream/ec2-gpu-instances";
 import { renderContract } from "../components/triton/model-config";
 
@@ -21,25 +22,6 @@ const good = () => ({
   versionPolicy: { latest: 2 },
   warmup: [{ name: "zeros", batchSize: 1, inputs: { input__0: { dataType: "TYPE_FP32", dims: [3, 224, 224], zeroData: true } } }],
 });
-
-/** prod's raw config with the first group changed by `edit`. */
-function prodWith(edit: (g: Record<string, any>, triton: Record<string, any>) => void): Record<string, string> {
-  const raw = { ...fixtureConfig("prod") };
-  const triton = JSON.parse(raw[KEY]);
-  edit(triton.groups[0], triton);
-  raw[KEY] = JSON.stringify(triton);
-  return raw;
-}
-
-function problems(raw: Record<string, string>): string[] {
-  try {
-    loadConfig(raw, "prod");
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  return [];
-}
 
 function fires(edit: (g: Record<string, any>, triton: Record<string, any>) => void, ...expected: RegExp[]) {
   const ps = problems(prodWith(edit));

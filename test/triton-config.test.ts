@@ -1,28 +1,8 @@
 import { strict as assert } from "node:assert";
 import fc from "fast-check";
-import { ConfigError, loadConfig } from "../config";
+import { loadConfig } from "../config";
 import { fixtureConfig } from "./support/stacks";
-
-const KEY = "triton-platform:triton";
-
-/** prod's raw config with the first group changed by `edit`. */
-function prodWith(edit: (g: Record<string, any>, triton: Record<string, any>) => void): Record<string, string> {
-  const raw = { ...fixtureConfig("prod") };
-  const triton = JSON.parse(raw[KEY]);
-  edit(triton.groups[0], triton);
-  raw[KEY] = JSON.stringify(triton);
-  return raw;
-}
-
-function problems(raw: Record<string, string>): string[] {
-  try {
-    loadConfig(raw, "prod");
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  return [];
-}
+import { prodWith, problems } from "./support/config-problems";
 
 function expectProblem(raw: Record<string, string>, re: RegExp) {
   const ps = problems(raw);

@@ -19,6 +19,15 @@ const EXPOSABLE_ADMIN_PATHS: string[] = [ADMIN_PATHS.prometheusStats, ADMIN_PATH
 /** Property path of the Envoy bootstrap inside the ConfigMap; paths into the bootstrap continue it. */
 export const ENVOY_DATA_PATH = `data["${ENVOY_CONFIG_FILE}"]`;
 
+/** An Envoy bootstrap a ConfigMap ships, or undefined when it ships none or an unreadable one (gateway-mirror-percent-within-max reports that). */
+export function readableEnvoyConfig(r: Pick<Resource, "type" | "props">): Record<string, any> | undefined {
+  try {
+    return envoyConfigOf(r);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The parsed Envoy bootstrap of a ConfigMap, plain (data["envoy.json"]) or packed (gzip in
  * binaryData["envoy.json.gz"]), or undefined when it carries none (or no object). Throws on bad
@@ -163,12 +172,7 @@ export const gatewayCanaryTrafficWithinMax = resourceRule<{ maxPercent: number }
     "or raise maxPercent in policies/config/<stack>.json for the environment's stage; promotion is the primary's image change, not 100 % here.",
   configSchema: { properties: canaryTrafficSettings },
   check: (r, { maxPercent }) => {
-    let config: Record<string, any> | undefined;
-    try {
-      config = envoyConfigOf(r);
-    } catch {
-      return NONE; // reported by gateway-mirror-percent-within-max
-    }
+    const config = readableEnvoyConfig(r);
     if (!config) return NONE;
     const name = metadataOf(r).name ?? r.name;
     const over = new Map<string, { path: string; count: number }>();
@@ -200,12 +204,7 @@ export const gatewayEnvoyAdminNotExposed = resourceRule({
   remediationSteps: "Keep admin.address on 127.0.0.1 and expose stats only through the dedicated metrics listener (components/gateway/envoy-config.ts).",
   check: (r) => {
     const name = metadataOf(r).name ?? r.name;
-    let config: Record<string, any> | undefined;
-    try {
-      config = envoyConfigOf(r);
-    } catch {
-      return NONE; // reported by gateway-mirror-percent-within-max
-    }
+    const config = readableEnvoyConfig(r);
     if (!config) return NONE;
     const out: Finding[] = [];
     const where = `ConfigMap ${name}: ${ENVOY_DATA_PATH}`;
@@ -457,12 +456,7 @@ export const gatewayEnvoyAdminNoService = stackRule({
   check: (resources) => {
     const adminPorts = new Set<number>([ENVOY_ADMIN.port]);
     for (const r of resources) {
-      let config: Record<string, any> | undefined;
-      try {
-        config = envoyConfigOf(r);
-      } catch {
-        continue; // reported by gateway-mirror-percent-within-max
-      }
+      const config = readableEnvoyConfig(r);
       const port = config?.admin?.address?.socket_address?.port_value;
       if (port !== undefined && Number.isInteger(Number(port))) adminPorts.add(Number(port));
     }

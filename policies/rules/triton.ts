@@ -5,7 +5,7 @@
 // non-root and image pinning are properties of every workload: policies/rules/workloads.ts.
 import { GPU_RESOURCE as GPU, ROLLOUT_ANNOTATION } from "../../components/contracts";
 import { findMirrorPolicies, mirroredPercent } from "../../components/upstream/envoy";
-import { canarySplits, ENVOY_DATA_PATH, envoyConfigOf } from "./gateway";
+import { canarySplits, ENVOY_DATA_PATH, readableEnvoyConfig } from "./gateway";
 import { ENVIRONMENT_LABEL } from "../../components/naming";
 import { isTritonOptionRelease, parseFlag, TritonFlagError } from "../../components/upstream/tritonserver";
 import { tritonReleaseOf } from "../../components/gpu/compatibility";
@@ -418,12 +418,7 @@ function canaryExposureByGroup(resources: readonly Resource[]): Map<string, Expo
     if (m) (out.get(m[1]) ?? out.set(m[1], []).get(m[1])!).push(e);
   };
   for (const r of resources) {
-    let config: Record<string, any> | undefined;
-    try {
-      config = envoyConfigOf(r);
-    } catch {
-      continue; // reported by gateway-mirror-percent-within-max
-    }
+    const config = readableEnvoyConfig(r);
     if (!config) continue;
     const name = `ConfigMap ${metadataOf(r).name ?? r.name}`;
     for (const s of canarySplits(config)) add(s.cluster, { path: s.path, what: "split", percent: s.percent, urn: r.urn, name });
