@@ -10,7 +10,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as yaml from "js-yaml";
-import { gpuUserData, K8S_DEFAULT_GRACE_SECONDS, MIME_BOUNDARY } from "../components/gpu/user-data";
+import { gpuUserData, K8S_DEFAULT_GRACE_SECONDS } from "../components/gpu/user-data";
+import { NODEADM } from "../components/upstream/eks";
+import { parseMime, parseToml } from "./support/user-data";
 import { gpuLaunchTemplateArgs, resolveGpuNodeGroupArgs } from "../components/gpu";
 import { fixtureStack, ofType, one, planFixture } from "./helpers";
 import type { RecordedResource } from "../tools/planner";
@@ -24,26 +26,14 @@ function durationSeconds(d: string): number {
   return total;
 }
 
-/** The document's MIME parts, split on the boundary: each part's headers and body. */
-function mimeParts(text: string): { headers: string; body: string }[] {
-  return text
-    .split(`--${MIME_BOUNDARY}`)
-    .slice(1, -1)
-    .map((c) => {
-      const blank = c.indexOf("\n\n");
-      return { headers: c.slice(0, blank), body: c.slice(blank + 2) };
-    });
-}
-
 /** kubelet's shutdownGracePeriod and its critical-pods share, in seconds, as the node reads them from this user data. */
 async function kubeletShutdown(userData: string): Promise<{ total: number; critical: number }> {
   if (!userData.startsWith("MIME-Version")) {
-    const { parse } = await import("smol-toml");
-    const k = (parse(userData) as any).settings.kubernetes;
+    const k = (await parseToml(userData)).settings.kubernetes;
     return { total: durationSeconds(k["shutdown-grace-period"]), critical: durationSeconds(k["shutdown-grace-period-for-critical-pods"]) };
   }
-  const parts = mimeParts(userData);
-  const nodeConfig = parts.find((p) => /^Content-Type: application\/node\.eks\.aws/m.test(p.headers));
+  const parts = await parseMime(userData);
+  const nodeConfig = parts.find((p) => p.mimeType === NODEADM.contentType);
   if (nodeConfig) {
     const c = (yaml.load(nodeConfig.body) as any).spec.kubelet.config;
     return { total: durationSeconds(c.shutdownGracePeriod), critical: durationSeconds(c.shutdownGracePeriodCriticalPods) };

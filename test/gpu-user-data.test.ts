@@ -6,20 +6,7 @@ import * as yaml from "js-yaml";
 import { gpuUserData, HOST_TUNING, MIME_BOUNDARY } from "../components/gpu/user-data";
 import { GPU_AMI_TYPES, GPU_AMI_TYPE_NAMES, NODEADM } from "../components/upstream/eks";
 import { plan, one, ofType } from "./helpers";
-
-async function parseMime(text: string): Promise<{ mimeType: string; body: string }[]> {
-  const PostalMime = (await import("postal-mime")).default;
-  const email = await PostalMime.parse(text);
-  return email.attachments.map((a) => ({
-    mimeType: a.mimeType,
-    body: typeof a.content === "string" ? a.content : Buffer.from(a.content as ArrayBuffer).toString("utf8"),
-  }));
-}
-
-async function parseToml(text: string): Promise<any> {
-  const { parse } = await import("smol-toml");
-  return parse(text);
-}
+import { parseMime, parseToml } from "./support/user-data";
 
 /** The tuning as the shell part applies it. */
 function assertShellTuning(script: string): void {

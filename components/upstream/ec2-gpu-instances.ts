@@ -21,6 +21,7 @@
 // Left out: g5g (arm64 T4G: this stack's GPU AMI types are x86_64), g6f and gr6f (fractional L4
 // partitions: the EC2 API reports 0 whole GPUs and Karpenter no nvidia.com/gpu), p3/p3dn
 // (previous generation), p6e-gb200 (arm64 UltraServers, not in the data above).
+import { distance as levenshtein } from "fastest-levenshtein";
 
 /** One instance type, as the EC2 API describes it. */
 export interface GpuInstanceSpec {
@@ -190,22 +191,8 @@ export function gpuInstanceType(name: string): GpuInstanceType | undefined {
 export function nearestGpuInstanceType(name: string): string | undefined {
   let best: { name: string; d: number } | undefined;
   for (const t of BY_NAME.keys()) {
-    const d = editDistance(name, t);
+    const d = levenshtein(name, t);
     if (d <= 2 && (best === undefined || d < best.d)) best = { name: t, d };
   }
   return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length];
 }
